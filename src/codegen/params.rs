@@ -1,0 +1,315 @@
+//! Kernel families, their parameters with meanings, and the named constraints a variant must satisfy.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// A family of kernels that share one template.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Family {
+    /// Tiled GEMM: work-group tiles in local memory, register tiles per work-item (CLBlast's Xgemm).
+    Xgemm,
+    /// Direct GEMM for small and skinny shapes: a few rows of C per work-group, K split across work-items.
+    Direct,
+}
+
+impl Family {
+    /// Every family, in a stable order.
+    pub const ALL: [Family; 2] = [Family::Xgemm, Family::Direct];
+
+    /// The family's name as written in JSON and in variant ids.
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::Xgemm => "xgemm",
+            Family::Direct => "direct",
+        }
+    }
+
+    /// The template file (under `kernels/`) that renders this family.
+    pub fn template(self) -> &'static str {
+        match self {
+            Family::Xgemm => "xgemm.cl",
+            Family::Direct => "direct.cl",
+        }
+    }
+
+    /// The family's parameters, in the order they appear in the rendered header.
+    pub fn params(self) -> &'static [ParamSpec] {
+        match self {
+            Family::Xgemm => XGEMM_PARAMS,
+            Family::Direct => DIRECT_PARAMS,
+        }
+    }
+
+    /// The named constraints every variant of the family must satisfy.
+    pub fn constraints(self) -> &'static [Constraint] {
+        match self {
+            Family::Xgemm => XGEMM_CONSTRAINTS,
+            Family::Direct => DIRECT_CONSTRAINTS,
+        }
+    }
+}
+
+impl fmt::Display for Family {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One tunable parameter: its name (CLBlast's, uppercase), meaning and allowed values.
+#[derive(Debug)]
+pub struct ParamSpec {
+    /// Name as used in JSON and as a `#define` in the kernel.
+    pub name: &'static str,
+    /// One-line meaning, written into the rendered kernel's header.
+    pub meaning: &'static str,
+    /// The values the template supports.
+    pub allowed: &'static [u32],
+}
+
+/// A rule over a variant's parameters, with the text that names it in error messages.
+#[derive(Debug)]
+pub struct Constraint {
+    /// The rule as a formula over parameter names, e.g. `MWG % (MDIMC*VWM) == 0`.
+    pub name: &'static str,
+    /// Whether the rule holds.
+    pub holds: fn(&dyn Fn(&str) -> u32) -> bool,
+}
+
+const POW2_1_8: &[u32] = &[1, 2, 4, 8];
+const BOOL: &[u32] = &[0, 1];
+const DIM: &[u32] = &[1, 2, 4, 8, 16, 32, 64, 128, 256];
+const TILE: &[u32] = &[1, 2, 4, 8, 16, 32, 64, 128, 256];
+
+const XGEMM_PARAMS: &[ParamSpec] = &[
+    ParamSpec { name: "MWG", meaning: "rows of C per work-group tile (M)", allowed: TILE },
+    ParamSpec { name: "NWG", meaning: "columns of C per work-group tile (N)", allowed: TILE },
+    ParamSpec { name: "KWG", meaning: "depth of the K slice staged per loop iteration", allowed: TILE },
+    ParamSpec { name: "MDIMC", meaning: "work-items along M in a work-group (compute shape)", allowed: DIM },
+    ParamSpec { name: "NDIMC", meaning: "work-items along N in a work-group (compute shape)", allowed: DIM },
+    ParamSpec { name: "MDIMA", meaning: "work-items along M when loading the A tile (loading shape)", allowed: DIM },
+    ParamSpec { name: "NDIMB", meaning: "work-items along N when loading the B tile (loading shape)", allowed: DIM },
+    ParamSpec { name: "KWI", meaning: "unroll factor of the inner K loop", allowed: &[1, 2, 4, 8] },
+    ParamSpec { name: "VWM", meaning: "vector width along M for loads and the register tile", allowed: POW2_1_8 },
+    ParamSpec { name: "VWN", meaning: "vector width along N for loads and the register tile", allowed: POW2_1_8 },
+    ParamSpec { name: "STRM", meaning: "1: a work-item's rows are strided across the tile; 0: contiguous", allowed: BOOL },
+    ParamSpec { name: "STRN", meaning: "1: a work-item's columns are strided across the tile; 0: contiguous", allowed: BOOL },
+    ParamSpec { name: "SA", meaning: "1: stage the A tile in local memory; 0: read A from global memory", allowed: BOOL },
+    ParamSpec { name: "SB", meaning: "1: stage the B tile in local memory; 0: read B from global memory", allowed: BOOL },
+];
+
+const XGEMM_CONSTRAINTS: &[Constraint] = &[
+    Constraint { name: "MWG % (MDIMC*VWM) == 0", holds: |p| p("MWG") % (p("MDIMC") * p("VWM")) == 0 },
+    Constraint { name: "NWG % (NDIMC*VWN) == 0", holds: |p| p("NWG") % (p("NDIMC") * p("VWN")) == 0 },
+    Constraint { name: "KWG % KWI == 0", holds: |p| p("KWG") % p("KWI") == 0 },
+    Constraint { name: "(MDIMC*NDIMC) % MDIMA == 0", holds: |p| (p("MDIMC") * p("NDIMC")) % p("MDIMA") == 0 },
+    Constraint { name: "(MDIMC*NDIMC) % NDIMB == 0", holds: |p| (p("MDIMC") * p("NDIMC")) % p("NDIMB") == 0 },
+    Constraint { name: "MWG % (MDIMA*VWM) == 0", holds: |p| p("MWG") % (p("MDIMA") * p("VWM")) == 0 },
+    Constraint { name: "NWG % (NDIMB*VWN) == 0", holds: |p| p("NWG") % (p("NDIMB") * p("VWN")) == 0 },
+    Constraint {
+        name: "KWG % ((MDIMC*NDIMC)/MDIMA) == 0",
+        holds: |p| p("KWG") % (p("MDIMC") * p("NDIMC") / p("MDIMA")).max(1) == 0,
+    },
+    Constraint {
+        name: "KWG % ((MDIMC*NDIMC)/NDIMB) == 0",
+        holds: |p| p("KWG") % (p("MDIMC") * p("NDIMC") / p("NDIMB")).max(1) == 0,
+    },
+    Constraint { name: "MDIMC*NDIMC <= 1024", holds: |p| p("MDIMC") * p("NDIMC") <= 1024 },
+    Constraint {
+        name: "(MWG/MDIMC)*(NWG/NDIMC) <= 256",
+        holds: |p| (p("MWG") / p("MDIMC")) * (p("NWG") / p("NDIMC")) <= 256,
+    },
+];
+
+const DIRECT_PARAMS: &[ParamSpec] = &[
+    ParamSpec { name: "WPTM", meaning: "rows of C per work-group, held in registers by every work-item", allowed: &[1, 2, 4, 8, 16] },
+    ParamSpec { name: "WPTN", meaning: "columns of C per work-item", allowed: &[1, 2, 4, 8] },
+    ParamSpec { name: "NDIMD", meaning: "work-items along N in a work-group", allowed: DIM },
+    ParamSpec { name: "KDIMD", meaning: "work-items along K in a work-group (their partial sums are reduced)", allowed: DIM },
+];
+
+const DIRECT_CONSTRAINTS: &[Constraint] = &[
+    Constraint { name: "NDIMD*KDIMD <= 1024", holds: |p| p("NDIMD") * p("KDIMD") <= 1024 },
+    Constraint { name: "WPTM*WPTN <= 64", holds: |p| p("WPTM") * p("WPTN") <= 64 },
+];
+
+/// A kernel variant: a family and a value for each of its parameters.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Variant {
+    /// The kernel family.
+    pub family: Family,
+    /// Parameter values by name (sorted, so serialisation and ids are stable).
+    pub params: BTreeMap<String, u32>,
+}
+
+/// Where a variant breaks its family's rules.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParamError {
+    /// The parameter name, or the constraint formula.
+    pub field: String,
+    /// What is wrong.
+    pub reason: String,
+}
+
+impl Variant {
+    /// A variant from a family and `(name, value)` pairs.
+    pub fn new(family: Family, params: &[(&str, u32)]) -> Variant {
+        Variant { family, params: params.iter().map(|&(k, v)| (k.to_string(), v)).collect() }
+    }
+
+    /// The stable id, derived from the family and the parameters sorted by name,
+    /// e.g. `xgemm_kwg16_kwi2_mdima16_...`; an unchanged variant keeps its id across regenerations.
+    pub fn id(&self) -> String {
+        let mut id = self.family.name().to_string();
+        for (name, value) in &self.params {
+            id.push('_');
+            id.push_str(&name.to_lowercase());
+            id.push_str(&value.to_string());
+        }
+        id
+    }
+
+    /// The value of a parameter (0 if absent; `validate` rejects absent parameters).
+    pub fn get(&self, name: &str) -> u32 {
+        self.params.get(name).copied().unwrap_or(0)
+    }
+
+    /// Checks that every parameter is known, present, allowed, and that every constraint holds.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        let specs = self.family.params();
+        for name in self.params.keys() {
+            if !specs.iter().any(|s| s.name == name) {
+                return Err(ParamError {
+                    field: name.clone(),
+                    reason: format!("unknown parameter for family `{}`", self.family),
+                });
+            }
+        }
+        for spec in specs {
+            match self.params.get(spec.name) {
+                None => {
+                    return Err(ParamError { field: spec.name.into(), reason: "missing".into() });
+                }
+                Some(v) if !spec.allowed.contains(v) => {
+                    return Err(ParamError {
+                        field: spec.name.into(),
+                        reason: format!("{v} is not one of {:?}", spec.allowed),
+                    });
+                }
+                Some(_) => {}
+            }
+        }
+        let lookup = |name: &str| self.get(name);
+        for c in self.family.constraints() {
+            if !(c.holds)(&lookup) {
+                return Err(ParamError { field: c.name.into(), reason: "constraint violated".into() });
+            }
+        }
+        Ok(())
+    }
+
+    /// Work-items per work-group.
+    pub fn work_group_size(&self) -> usize {
+        self.geometry().local.iter().product()
+    }
+
+    /// Local memory one work-group needs, in bytes, for elements of `elem_bytes` bytes.
+    pub fn local_mem_bytes(&self, elem_bytes: usize) -> usize {
+        let p = |n: &str| self.get(n) as usize;
+        let elems = match self.family {
+            Family::Xgemm => p("SA") * p("KWG") * p("MWG") + p("SB") * p("KWG") * p("NWG"),
+            Family::Direct => p("NDIMD") * p("KDIMD") * p("WPTM") * p("WPTN"),
+        };
+        elems * elem_bytes
+    }
+
+    /// How the variant is launched: work-group shape and the C tile one work-group covers.
+    pub fn geometry(&self) -> Geometry {
+        let p = |n: &str| self.get(n) as usize;
+        match self.family {
+            Family::Xgemm => Geometry {
+                local: [p("MDIMC"), p("NDIMC")],
+                tile: [p("MWG"), p("NWG")],
+                orientation: Orientation::ColumnMajorC,
+            },
+            Family::Direct => Geometry {
+                local: [1, p("NDIMD") * p("KDIMD")],
+                tile: [p("WPTM"), p("NDIMD") * p("WPTN")],
+                orientation: Orientation::SmallM,
+            },
+        }
+    }
+}
+
+/// Launch geometry: `global[i] = ceil(dim_i / tile[i]) * local[i]` with dim = (M, N).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Geometry {
+    /// Work-group shape.
+    pub local: [usize; 2],
+    /// Rows and columns of C covered by one work-group.
+    pub tile: [usize; 2],
+    /// How the host orients the problem before launching.
+    pub orientation: Orientation,
+}
+
+/// How the host orients a problem (C = op(A) op(B) or its transpose) before launching a kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Orientation {
+    /// The kernel writes C column-major (contiguous along M); row-major C is solved as Cᵀ = op(B)ᵀ op(A)ᵀ.
+    ColumnMajorC,
+    /// The kernel wants M ≤ N (its rows live in registers); C is accessed through both strides.
+    SmallM,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn xgemm() -> Variant {
+        Variant::new(
+            Family::Xgemm,
+            &[
+                ("MWG", 64), ("NWG", 64), ("KWG", 16), ("MDIMC", 16), ("NDIMC", 16), ("MDIMA", 16),
+                ("NDIMB", 16), ("KWI", 2), ("VWM", 2), ("VWN", 2), ("STRM", 0), ("STRN", 0), ("SA", 1), ("SB", 1),
+            ],
+        )
+    }
+
+    #[test]
+    fn id_is_sorted_by_parameter_name() {
+        let v = Variant::new(Family::Direct, &[("WPTN", 1), ("KDIMD", 8), ("WPTM", 4), ("NDIMD", 32)]);
+        assert_eq!(v.id(), "direct_kdimd8_ndimd32_wptm4_wptn1");
+    }
+
+    #[test]
+    fn valid_variant_passes_and_geometry_follows() {
+        let v = xgemm();
+        assert_eq!(v.validate(), Ok(()));
+        assert_eq!(v.work_group_size(), 256);
+        assert_eq!(v.local_mem_bytes(4), (16 * 64 * 2) * 4);
+    }
+
+    #[test]
+    fn broken_constraint_is_named() {
+        let mut v = xgemm();
+        v.params.insert("MWG".into(), 32);
+        v.params.insert("VWM".into(), 4);
+        let err = v.validate().unwrap_err();
+        assert_eq!(err.field, "MWG % (MDIMC*VWM) == 0");
+    }
+
+    #[test]
+    fn unknown_missing_and_disallowed_parameters_are_rejected() {
+        let mut v = xgemm();
+        v.params.insert("FOO".into(), 1);
+        assert_eq!(v.validate().unwrap_err().field, "FOO");
+        let mut v = xgemm();
+        v.params.remove("KWI");
+        assert_eq!(v.validate().unwrap_err().field, "KWI");
+        let mut v = xgemm();
+        v.params.insert("VWM".into(), 3);
+        assert_eq!(v.validate().unwrap_err().field, "VWM");
+    }
+}

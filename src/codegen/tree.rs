@@ -1,0 +1,345 @@
+//! Selector trees: their JSON form, a plain interpreter, and the emitter of nested `if` code.
+//!
+//! JSON form (`selector/<class>.json`):
+//! ```json
+//! { "class": "cpu", "comment": "...",
+//!   "root": { "feature": "m", "threshold": 16, "shapes": 40,
+//!             "le": { "variant": "direct_...", "shapes": 12, "geomean_slowdown": 1.02, "worst_slowdown": 1.1 },
+//!             "gt": { "variant": "xgemm_..." } } }
+//! ```
+//! A split sends a shape to `le` when `feature <= threshold`, else to `gt`. Thresholds are integers.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::error::{Error, Result};
+use super::features::ShapeFeatures;
+use super::srcgen::Formatter;
+
+/// A selector tree for one device class.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Tree {
+    /// The device class it serves (`cpu`, `nvidia-gpu`, `default`).
+    pub class: String,
+    /// Where the tree came from (hand-made, or the tuner's run).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub comment: String,
+    /// The root node.
+    pub root: Node,
+}
+
+/// A node of a selector tree.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Node {
+    /// An internal node: `feature <= threshold` goes to `le`, else to `gt`.
+    Split {
+        /// A name from [`ShapeFeatures::NAMES`].
+        feature: String,
+        /// The integer threshold.
+        threshold: u64,
+        /// Training shapes that reached this node, if known.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        shapes: Option<u64>,
+        /// Subtree for `feature <= threshold`.
+        le: Box<Node>,
+        /// Subtree for `feature > threshold`.
+        gt: Box<Node>,
+    },
+    /// A leaf naming the variant to run.
+    Leaf {
+        /// The variant id.
+        variant: String,
+        /// Training shapes in this leaf, if known.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        shapes: Option<u64>,
+        /// Geometric-mean slowdown against the oracle of the training shapes here, if known.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        geomean_slowdown: Option<f64>,
+        /// Worst slowdown against the oracle of the training shapes here, if known.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        worst_slowdown: Option<f64>,
+    },
+}
+
+/// One step of a shape's path through a tree.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Step {
+    /// The feature tested.
+    pub feature: String,
+    /// The shape's value of it.
+    pub value: u64,
+    /// The split's threshold.
+    pub threshold: u64,
+    /// Whether the shape went to `le` (`value <= threshold`).
+    pub went_le: bool,
+}
+
+/// Where a shape lands in a tree, and why.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Decision<'t> {
+    /// The leaf's number, counting leaves depth-first with `le` before `gt`.
+    pub leaf: usize,
+    /// The leaf node itself.
+    pub node: &'t Node,
+    /// The splits on the way there.
+    pub path: Vec<Step>,
+}
+
+impl Decision<'_> {
+    /// The variant id the shape goes to.
+    pub fn variant(&self) -> &str {
+        match self.node {
+            Node::Leaf { variant, .. } => variant,
+            Node::Split { .. } => unreachable!("a decision ends at a leaf"),
+        }
+    }
+}
+
+impl Tree {
+    /// Parses and checks a tree: every field named in an error, every leaf in `known_variants`.
+    pub fn parse(path: &Path, text: &str, known_variants: &[String]) -> Result<Tree> {
+        let value: Value =
+            serde_json::from_str(text).map_err(|source| Error::Json { path: path.into(), source })?;
+        let invalid = |field: &str, reason: String| Error::Invalid { path: path.into(), field: field.into(), reason };
+        let obj = value.as_object().ok_or_else(|| invalid("", "expected an object".into()))?;
+        check_keys(obj, &["class", "comment", "root"], "").map_err(|(f, r)| invalid(&f, r))?;
+        let class = obj
+            .get("class")
+            .and_then(Value::as_str)
+            .ok_or_else(|| invalid("class", "expected a string".into()))?
+            .to_string();
+        let comment = match obj.get("comment") {
+            None => String::new(),
+            Some(v) => v.as_str().ok_or_else(|| invalid("comment", "expected a string".into()))?.into(),
+        };
+        let root = obj.get("root").ok_or_else(|| invalid("root", "missing".into()))?;
+        let root = parse_node(root, "root", known_variants).map_err(|(f, r)| invalid(&f, r))?;
+        Ok(Tree { class, comment, root })
+    }
+
+    /// Interprets the tree for one shape (the reference the generated code is tested against).
+    pub fn decide(&self, f: &ShapeFeatures) -> Decision<'_> {
+        let mut node = &self.root;
+        let mut path = Vec::new();
+        let mut leaf = 0;
+        loop {
+            match node {
+                Node::Leaf { .. } => return Decision { leaf, node, path },
+                Node::Split { feature, threshold, le, gt, .. } => {
+                    let value = f.get(feature).expect("features are checked when the tree is parsed");
+                    let went_le = value <= *threshold;
+                    path.push(Step { feature: feature.clone(), value, threshold: *threshold, went_le });
+                    if went_le {
+                        node = le;
+                    } else {
+                        leaf += le.leaves();
+                        node = gt;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The variant ids of the leaves, depth-first.
+    pub fn leaf_variants(&self) -> Vec<&str> {
+        let mut out = Vec::new();
+        self.root.collect_leaves(&mut out);
+        out
+    }
+
+    /// Emits `fn <name>(f: &ShapeFeatures) -> VariantId` as nested `if`s; `variant_path` maps an
+    /// id to the Rust path of its `VariantId` constant.
+    pub fn emit(&self, name: &str, variant_path: &dyn Fn(&str) -> String, out: &mut Formatter) {
+        out.doc(format!("The selector of device class `{}`: {} leaves.", self.class, self.root.leaves()));
+        out.open(format!("pub fn {name}(f: &ShapeFeatures) -> VariantId"));
+        let mut leaf = 0;
+        emit_node(&self.root, variant_path, out, &mut leaf);
+        out.close("}");
+    }
+}
+
+impl Node {
+    fn leaves(&self) -> usize {
+        match self {
+            Node::Leaf { .. } => 1,
+            Node::Split { le, gt, .. } => le.leaves() + gt.leaves(),
+        }
+    }
+
+    fn collect_leaves<'a>(&'a self, out: &mut Vec<&'a str>) {
+        match self {
+            Node::Leaf { variant, .. } => out.push(variant),
+            Node::Split { le, gt, .. } => {
+                le.collect_leaves(out);
+                gt.collect_leaves(out);
+            }
+        }
+    }
+}
+
+fn emit_node(node: &Node, variant_path: &dyn Fn(&str) -> String, out: &mut Formatter, leaf: &mut usize) {
+    match node {
+        Node::Leaf { variant, shapes, geomean_slowdown, worst_slowdown } => {
+            let mut note = format!("leaf {leaf}: {variant}");
+            if let Some(s) = shapes {
+                note.push_str(&format!(", {s} training shapes"));
+            }
+            if let Some(g) = geomean_slowdown {
+                note.push_str(&format!(", geomean slowdown {g:.3}"));
+            }
+            if let Some(w) = worst_slowdown {
+                note.push_str(&format!(", worst {w:.3}"));
+            }
+            out.comment(note);
+            out.line(variant_path(variant));
+            *leaf += 1;
+        }
+        Node::Split { feature, threshold, shapes, le, gt } => {
+            if let Some(s) = shapes {
+                out.comment(format!("split on {feature} at {threshold} ({s} training shapes)"));
+            }
+            out.open(format!("if f.{feature} <= {threshold}"));
+            emit_node(le, variant_path, out, leaf);
+            out.reopen("} else {");
+            emit_node(gt, variant_path, out, leaf);
+            out.close("}");
+        }
+    }
+}
+
+type FieldError = (String, String);
+
+fn check_keys(obj: &Map<String, Value>, allowed: &[&str], at: &str) -> std::result::Result<(), FieldError> {
+    match obj.keys().find(|k| !allowed.contains(&k.as_str())) {
+        Some(k) => Err((join(at, k), format!("unknown field; expected one of {allowed:?}"))),
+        None => Ok(()),
+    }
+}
+
+fn join(at: &str, key: &str) -> String {
+    if at.is_empty() {
+        key.to_string()
+    } else {
+        format!("{at}.{key}")
+    }
+}
+
+fn parse_node(value: &Value, at: &str, known: &[String]) -> std::result::Result<Node, FieldError> {
+    let obj = value.as_object().ok_or_else(|| (at.to_string(), "expected an object".to_string()))?;
+    let uint = |key: &str| -> std::result::Result<Option<u64>, FieldError> {
+        match obj.get(key) {
+            None => Ok(None),
+            Some(v) => v.as_u64().map(Some).ok_or_else(|| (join(at, key), "expected an unsigned integer".into())),
+        }
+    };
+    let float = |key: &str| -> std::result::Result<Option<f64>, FieldError> {
+        match obj.get(key) {
+            None => Ok(None),
+            Some(v) => v.as_f64().map(Some).ok_or_else(|| (join(at, key), "expected a number".into())),
+        }
+    };
+    if obj.contains_key("variant") {
+        check_keys(obj, &["variant", "shapes", "geomean_slowdown", "worst_slowdown"], at)?;
+        let variant = obj["variant"].as_str().ok_or_else(|| (join(at, "variant"), "expected a string".into()))?;
+        if !known.iter().any(|k| k == variant) {
+            return Err((join(at, "variant"), format!("`{variant}` is not in variants/selected.json")));
+        }
+        return Ok(Node::Leaf {
+            variant: variant.to_string(),
+            shapes: uint("shapes")?,
+            geomean_slowdown: float("geomean_slowdown")?,
+            worst_slowdown: float("worst_slowdown")?,
+        });
+    }
+    check_keys(obj, &["feature", "threshold", "shapes", "le", "gt"], at)?;
+    let feature = obj
+        .get("feature")
+        .and_then(Value::as_str)
+        .ok_or_else(|| (join(at, "feature"), "expected a feature name or, for a leaf, `variant`".into()))?;
+    if !ShapeFeatures::NAMES.contains(&feature) {
+        return Err((join(at, "feature"), format!("`{feature}` is not one of {:?}", ShapeFeatures::NAMES)));
+    }
+    let threshold = uint("threshold")?.ok_or_else(|| (join(at, "threshold"), "missing".into()))?;
+    let child = |key: &str| -> std::result::Result<Box<Node>, FieldError> {
+        let v = obj.get(key).ok_or_else(|| (join(at, key), "missing".to_string()))?;
+        Ok(Box::new(parse_node(v, &join(at, key), known)?))
+    };
+    Ok(Node::Split { feature: feature.to_string(), threshold, shapes: uint("shapes")?, le: child("le")?, gt: child("gt")? })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TREE: &str = r#"{ "class": "cpu", "root": { "feature": "m", "threshold": 16, "shapes": 5,
+        "le": { "variant": "a", "shapes": 2, "geomean_slowdown": 1.0, "worst_slowdown": 1.25 },
+        "gt": { "feature": "k", "threshold": 100, "le": { "variant": "b" }, "gt": { "variant": "a" } } } }"#;
+
+    fn known() -> Vec<String> {
+        vec!["a".into(), "b".into()]
+    }
+
+    fn parse(text: &str) -> Result<Tree> {
+        Tree::parse(Path::new("selector/cpu.json"), text, &known())
+    }
+
+    #[test]
+    fn interprets_paths_and_numbers_leaves() {
+        let t = parse(TREE).unwrap();
+        let d = t.decide(&ShapeFeatures::new(4, 9, 9));
+        assert_eq!((d.leaf, d.variant()), (0, "a"));
+        let d = t.decide(&ShapeFeatures::new(17, 9, 101));
+        assert_eq!((d.leaf, d.variant(), d.path.len()), (2, "a", 2));
+        assert!(!d.path[1].went_le);
+        assert_eq!(t.leaf_variants(), vec!["a", "b", "a"]);
+    }
+
+    #[test]
+    fn emits_nested_ifs() {
+        let t = parse(TREE).unwrap();
+        let mut f = Formatter::new();
+        t.emit("select_cpu", &|v| format!("VariantId::{}", v.to_uppercase()), &mut f);
+        let expected = "\
+/// The selector of device class `cpu`: 3 leaves.
+pub fn select_cpu(f: &ShapeFeatures) -> VariantId {
+    // split on m at 16 (5 training shapes)
+    if f.m <= 16 {
+        // leaf 0: a, 2 training shapes, geomean slowdown 1.000, worst 1.250
+        VariantId::A
+    } else {
+        if f.k <= 100 {
+            // leaf 1: b
+            VariantId::B
+        } else {
+            // leaf 2: a
+            VariantId::A
+        }
+    }
+}
+";
+        assert_eq!(f.finish(), expected);
+    }
+
+    #[test]
+    fn errors_name_the_field() {
+        let bad_leaf = TREE.replace("\"variant\": \"b\"", "\"variant\": \"zzz\"");
+        match parse(&bad_leaf).unwrap_err() {
+            Error::Invalid { field, .. } => assert_eq!(field, "root.gt.le.variant"),
+            e => panic!("{e}"),
+        }
+        let bad_feature = TREE.replace("\"feature\": \"k\"", "\"feature\": \"q\"");
+        match parse(&bad_feature).unwrap_err() {
+            Error::Invalid { field, .. } => assert_eq!(field, "root.gt.feature"),
+            e => panic!("{e}"),
+        }
+        let float_threshold = TREE.replace("\"threshold\": 100", "\"threshold\": 100.5");
+        match parse(&float_threshold).unwrap_err() {
+            Error::Invalid { field, .. } => assert_eq!(field, "root.gt.threshold"),
+            e => panic!("{e}"),
+        }
+        assert!(matches!(parse("{ not json").unwrap_err(), Error::Json { .. }));
+    }
+}
