@@ -21,7 +21,9 @@ fn main() {
     if let Some(dump) = std::env::var_os("FEWFIT_CODEGEN_DUMP") {
         for name in ["variants.rs", "selector.rs"] {
             let dump = PathBuf::from(&dump);
-            if let Err(e) = std::fs::create_dir_all(&dump).and_then(|_| std::fs::copy(out_dir.join(name), dump.join(name))) {
+            if let Err(e) =
+                std::fs::create_dir_all(&dump).and_then(|_| std::fs::copy(out_dir.join(name), dump.join(name)))
+            {
                 eprintln!("error: FEWFIT_CODEGEN_DUMP: {e}");
                 std::process::exit(1);
             }

@@ -94,10 +94,26 @@ const XGEMM_PARAMS: &[ParamSpec] = &[
     ParamSpec { name: "KWI", meaning: "unroll factor of the inner K loop", allowed: &[1, 2, 4, 8] },
     ParamSpec { name: "VWM", meaning: "vector width along M for loads and the register tile", allowed: POW2_1_8 },
     ParamSpec { name: "VWN", meaning: "vector width along N for loads and the register tile", allowed: POW2_1_8 },
-    ParamSpec { name: "STRM", meaning: "1: a work-item's rows are strided across the tile; 0: contiguous", allowed: BOOL },
-    ParamSpec { name: "STRN", meaning: "1: a work-item's columns are strided across the tile; 0: contiguous", allowed: BOOL },
-    ParamSpec { name: "SA", meaning: "1: stage the A tile in local memory; 0: read A from global memory", allowed: BOOL },
-    ParamSpec { name: "SB", meaning: "1: stage the B tile in local memory; 0: read B from global memory", allowed: BOOL },
+    ParamSpec {
+        name: "STRM",
+        meaning: "1: a work-item's rows are strided across the tile; 0: contiguous",
+        allowed: BOOL,
+    },
+    ParamSpec {
+        name: "STRN",
+        meaning: "1: a work-item's columns are strided across the tile; 0: contiguous",
+        allowed: BOOL,
+    },
+    ParamSpec {
+        name: "SA",
+        meaning: "1: stage the A tile in local memory; 0: read A from global memory",
+        allowed: BOOL,
+    },
+    ParamSpec {
+        name: "SB",
+        meaning: "1: stage the B tile in local memory; 0: read B from global memory",
+        allowed: BOOL,
+    },
 ];
 
 const XGEMM_CONSTRAINTS: &[Constraint] = &[
@@ -124,10 +140,18 @@ const XGEMM_CONSTRAINTS: &[Constraint] = &[
 ];
 
 const DIRECT_PARAMS: &[ParamSpec] = &[
-    ParamSpec { name: "WPTM", meaning: "rows of C per work-group, held in registers by every work-item", allowed: &[1, 2, 4, 8, 16] },
+    ParamSpec {
+        name: "WPTM",
+        meaning: "rows of C per work-group, held in registers by every work-item",
+        allowed: &[1, 2, 4, 8, 16],
+    },
     ParamSpec { name: "WPTN", meaning: "columns of C per work-item", allowed: &[1, 2, 4, 8] },
     ParamSpec { name: "NDIMD", meaning: "work-items along N in a work-group", allowed: DIM },
-    ParamSpec { name: "KDIMD", meaning: "work-items along K in a work-group (their partial sums are reduced)", allowed: DIM },
+    ParamSpec {
+        name: "KDIMD",
+        meaning: "work-items along K in a work-group (their partial sums are reduced)",
+        allowed: DIM,
+    },
 ];
 
 const DIRECT_CONSTRAINTS: &[Constraint] = &[
@@ -271,8 +295,20 @@ mod tests {
         Variant::new(
             Family::Xgemm,
             &[
-                ("MWG", 64), ("NWG", 64), ("KWG", 16), ("MDIMC", 16), ("NDIMC", 16), ("MDIMA", 16),
-                ("NDIMB", 16), ("KWI", 2), ("VWM", 2), ("VWN", 2), ("STRM", 0), ("STRN", 0), ("SA", 1), ("SB", 1),
+                ("MWG", 64),
+                ("NWG", 64),
+                ("KWG", 16),
+                ("MDIMC", 16),
+                ("NDIMC", 16),
+                ("MDIMA", 16),
+                ("NDIMB", 16),
+                ("KWI", 2),
+                ("VWM", 2),
+                ("VWN", 2),
+                ("STRM", 0),
+                ("STRN", 0),
+                ("SA", 1),
+                ("SB", 1),
             ],
         )
     }

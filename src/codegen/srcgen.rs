@@ -39,9 +39,9 @@ impl Formatter {
         }
     }
 
-    /// Opens a block: writes `head {` and indents.
+    /// Opens a block: writes `head` (which ends in its opening bracket) and indents.
     pub fn open(&mut self, head: impl AsRef<str>) {
-        self.line(format!("{} {{", head.as_ref()));
+        self.line(head);
         self.depth += 1;
     }
 
@@ -72,7 +72,7 @@ mod tests {
     fn indents_blocks() {
         let mut f = Formatter::new();
         f.doc("A function.");
-        f.open("fn x()");
+        f.open("fn x() {");
         f.comment("body");
         f.line("1");
         f.line("");

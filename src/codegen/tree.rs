@@ -101,8 +101,7 @@ impl Decision<'_> {
 impl Tree {
     /// Parses and checks a tree: every field named in an error, every leaf in `known_variants`.
     pub fn parse(path: &Path, text: &str, known_variants: &[String]) -> Result<Tree> {
-        let value: Value =
-            serde_json::from_str(text).map_err(|source| Error::Json { path: path.into(), source })?;
+        let value: Value = serde_json::from_str(text).map_err(|source| Error::Json { path: path.into(), source })?;
         let invalid = |field: &str, reason: String| Error::Invalid { path: path.into(), field: field.into(), reason };
         let obj = value.as_object().ok_or_else(|| invalid("", "expected an object".into()))?;
         check_keys(obj, &["class", "comment", "root"], "").map_err(|(f, r)| invalid(&f, r))?;
@@ -154,7 +153,7 @@ impl Tree {
     /// id to the Rust path of its `VariantId` constant.
     pub fn emit(&self, name: &str, variant_path: &dyn Fn(&str) -> String, out: &mut Formatter) {
         out.doc(format!("The selector of device class `{}`: {} leaves.", self.class, self.root.leaves()));
-        out.open(format!("pub fn {name}(f: &ShapeFeatures) -> VariantId"));
+        out.open(format!("pub fn {name}(f: &ShapeFeatures) -> VariantId {{"));
         let mut leaf = 0;
         emit_node(&self.root, variant_path, out, &mut leaf);
         out.close("}");
@@ -201,7 +200,7 @@ fn emit_node(node: &Node, variant_path: &dyn Fn(&str) -> String, out: &mut Forma
             if let Some(s) = shapes {
                 out.comment(format!("split on {feature} at {threshold} ({s} training shapes)"));
             }
-            out.open(format!("if f.{feature} <= {threshold}"));
+            out.open(format!("if f.{feature} <= {threshold} {{"));
             emit_node(le, variant_path, out, leaf);
             out.reopen("} else {");
             emit_node(gt, variant_path, out, leaf);
@@ -267,7 +266,13 @@ fn parse_node(value: &Value, at: &str, known: &[String]) -> std::result::Result<
         let v = obj.get(key).ok_or_else(|| (join(at, key), "missing".to_string()))?;
         Ok(Box::new(parse_node(v, &join(at, key), known)?))
     };
-    Ok(Node::Split { feature: feature.to_string(), threshold, shapes: uint("shapes")?, le: child("le")?, gt: child("gt")? })
+    Ok(Node::Split {
+        feature: feature.to_string(),
+        threshold,
+        shapes: uint("shapes")?,
+        le: child("le")?,
+        gt: child("gt")?,
+    })
 }
 
 #[cfg(test)]

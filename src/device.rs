@@ -1,0 +1,185 @@
+//! Device classes, device facts that constrain variants, and the choice of the default device.
+
+use std::fmt;
+
+use once_cell::sync::OnceCell;
+use opencl3::command_queue::{CommandQueue, CL_QUEUE_PROFILING_ENABLE};
+use opencl3::context::Context;
+use opencl3::device::{Device, CL_DEVICE_TYPE_ALL, CL_DEVICE_TYPE_CPU, CL_DEVICE_TYPE_GPU};
+use opencl3::platform::get_platforms;
+use opencl3::types::cl_device_id;
+
+use crate::codegen::ShapeFeatures;
+use crate::error::{cl, Error, Result};
+use crate::selection::{self, VariantId};
+
+/// A family of devices that shares one selector tree (`selector/<class>.json`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DeviceClass {
+    /// CPUs through OpenCL (PoCL, Intel's CPU runtime): no real local memory, wide SIMD, few cores.
+    Cpu,
+    /// NVIDIA GPUs through NVIDIA's OpenCL.
+    NvidiaGpu,
+    /// Any other device: the portable choice, trained on every device's data.
+    Default,
+}
+
+impl DeviceClass {
+    /// Every class, in the order of `codegen::CLASSES`.
+    pub const ALL: [DeviceClass; 3] = [DeviceClass::Cpu, DeviceClass::NvidiaGpu, DeviceClass::Default];
+
+    /// The class's name, as in `selector/<name>.json`.
+    pub fn name(self) -> &'static str {
+        match self {
+            DeviceClass::Cpu => "cpu",
+            DeviceClass::NvidiaGpu => "nvidia-gpu",
+            DeviceClass::Default => "default",
+        }
+    }
+
+    /// The class of a name from [`DeviceClass::name`].
+    pub fn from_name(name: &str) -> Option<DeviceClass> {
+        DeviceClass::ALL.into_iter().find(|c| c.name() == name)
+    }
+
+    /// The class of a device from its OpenCL type and vendor (falls back to `Default`).
+    pub fn of(device_type: u64, vendor: &str) -> DeviceClass {
+        if device_type & CL_DEVICE_TYPE_CPU != 0 {
+            DeviceClass::Cpu
+        } else if device_type & CL_DEVICE_TYPE_GPU != 0 && vendor.to_ascii_lowercase().contains("nvidia") {
+            DeviceClass::NvidiaGpu
+        } else {
+            DeviceClass::Default
+        }
+    }
+
+    /// The generated selector of this class (nested `if`s compiled from its tree).
+    pub fn selector(self) -> fn(&ShapeFeatures) -> VariantId {
+        match self {
+            DeviceClass::Cpu => selection::select_cpu,
+            DeviceClass::NvidiaGpu => selection::select_nvidia_gpu,
+            DeviceClass::Default => selection::select_default,
+        }
+    }
+}
+
+impl fmt::Display for DeviceClass {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The facts about a device that select and constrain variants and key the binary cache.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceInfo {
+    /// Device name (`NVIDIA H200`, `pthread-haswell-AMD EPYC ...`).
+    pub name: String,
+    /// Device vendor.
+    pub vendor: String,
+    /// Driver version.
+    pub driver: String,
+    /// Platform version (`OpenCL 3.0 CUDA ...`, `OpenCL 3.0 PoCL ...`).
+    pub platform_version: String,
+    /// The selector class.
+    pub class: DeviceClass,
+    /// Largest work-group size.
+    pub max_work_group_size: usize,
+    /// Local memory per work-group, in bytes.
+    pub local_mem_bytes: usize,
+    /// Whether the device computes in f64.
+    pub fp64: bool,
+}
+
+impl DeviceInfo {
+    /// Queries a device.
+    pub fn query(id: cl_device_id) -> Result<DeviceInfo> {
+        let d = Device::new(id);
+        let vendor = d.vendor().map_err(|e| cl("clGetDeviceInfo")(e.0))?;
+        let device_type = d.dev_type().map_err(|e| cl("clGetDeviceInfo")(e.0))?;
+        let platform = opencl3::platform::Platform::new(d.platform().map_err(|e| cl("clGetDeviceInfo")(e.0))?);
+        Ok(DeviceInfo {
+            name: d.name().map_err(|e| cl("clGetDeviceInfo")(e.0))?.trim().to_string(),
+            class: DeviceClass::of(device_type, &vendor),
+            vendor,
+            driver: d.driver_version().map_err(|e| cl("clGetDeviceInfo")(e.0))?,
+            platform_version: platform.version().map_err(|e| cl("clGetPlatformInfo")(e.0))?,
+            max_work_group_size: d.max_work_group_size().map_err(|e| cl("clGetDeviceInfo")(e.0))?,
+            local_mem_bytes: d.local_mem_size().map_err(|e| cl("clGetDeviceInfo")(e.0))? as usize,
+            fp64: d.double_fp_config().map(|c| c != 0).unwrap_or(false),
+        })
+    }
+}
+
+/// Every OpenCL device as (platform index, device index, id), in platform order.
+pub fn list_devices() -> Result<Vec<(usize, usize, cl_device_id)>> {
+    let platforms = get_platforms().map_err(|e| {
+        Error::NoDevice(format!("no OpenCL platform ({e}); install an OpenCL runtime such as Debian's pocl-opencl-icd"))
+    })?;
+    let mut out = Vec::new();
+    for (p, platform) in platforms.iter().enumerate() {
+        for (d, id) in platform.get_devices(CL_DEVICE_TYPE_ALL).unwrap_or_default().into_iter().enumerate() {
+            out.push((p, d, id));
+        }
+    }
+    Ok(out)
+}
+
+/// Chooses a device from a `FEWFIT_DEVICE`-style spec: `gpu`, `cpu`, `PLATFORM:DEVICE` indices, or
+/// a part of the device name; with no spec, the first GPU, else the first CPU, else the first device.
+pub fn choose_device(spec: Option<&str>) -> Result<cl_device_id> {
+    let devices = list_devices()?;
+    let of_type = |t: u64| {
+        devices
+            .iter()
+            .find(|(_, _, id)| Device::new(*id).dev_type().map(|dt| dt & t != 0).unwrap_or(false))
+            .map(|d| d.2)
+    };
+    let found = match spec.map(str::trim) {
+        None | Some("") => {
+            of_type(CL_DEVICE_TYPE_GPU).or_else(|| of_type(CL_DEVICE_TYPE_CPU)).or(devices.first().map(|d| d.2))
+        }
+        Some("gpu") => of_type(CL_DEVICE_TYPE_GPU),
+        Some("cpu") => of_type(CL_DEVICE_TYPE_CPU),
+        Some(s) => match s.split_once(':').map(|(p, d)| (p.parse::<usize>(), d.parse::<usize>())) {
+            Some((Ok(p), Ok(d))) => devices.iter().find(|x| x.0 == p && x.1 == d).map(|x| x.2),
+            _ => devices.iter().find(|x| Device::new(x.2).name().map(|n| n.contains(s)).unwrap_or(false)).map(|x| x.2),
+        },
+    };
+    found.ok_or_else(|| {
+        let names: Vec<String> = devices
+            .iter()
+            .map(|(p, d, id)| format!("{p}:{d} {}", Device::new(*id).name().unwrap_or_default()))
+            .collect();
+        Error::NoDevice(format!("no device matches {:?}; devices: [{}]", spec.unwrap_or("(default)"), names.join(", ")))
+    })
+}
+
+/// A device with its own context and in-order, profiling-enabled queue: what the host-slice API,
+/// the examples and the benches use. Frameworks bring their own context and queue instead.
+pub struct DefaultDevice {
+    /// The OpenCL context (one device).
+    pub context: Context,
+    /// An in-order queue with profiling enabled (safe to share between threads).
+    pub queue: CommandQueue,
+    /// The device's facts.
+    pub info: DeviceInfo,
+}
+
+impl DefaultDevice {
+    /// Opens a device chosen by `spec` (see [`choose_device`]).
+    pub fn open(spec: Option<&str>) -> Result<DefaultDevice> {
+        let id = choose_device(spec)?;
+        let info = DeviceInfo::query(id)?;
+        let context = Context::from_device(&Device::new(id)).map_err(|e| cl("clCreateContext")(e.0))?;
+        #[allow(deprecated)]
+        let queue = CommandQueue::create_default(&context, CL_QUEUE_PROFILING_ENABLE)
+            .map_err(|e| cl("clCreateCommandQueue")(e.0))?;
+        Ok(DefaultDevice { context, queue, info })
+    }
+
+    /// The process-wide default device, chosen once by `FEWFIT_DEVICE`.
+    pub fn get() -> Result<&'static DefaultDevice> {
+        static DEVICE: OnceCell<DefaultDevice> = OnceCell::new();
+        DEVICE.get_or_try_init(|| DefaultDevice::open(std::env::var("FEWFIT_DEVICE").ok().as_deref()))
+    }
+}

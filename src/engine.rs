@@ -1,0 +1,421 @@
+//! Per-device engines: the shipped variant set built once per (context, device) and cached on disk,
+//! the kernels' launch, and the registry that finds a queue's engine.
+
+use std::collections::HashMap;
+use std::ffi::CString;
+use std::ptr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+
+use once_cell::sync::{Lazy, OnceCell};
+use opencl3::command_queue::{enqueue_nd_range_kernel, get_command_queue_info, CL_QUEUE_CONTEXT, CL_QUEUE_DEVICE};
+use opencl3::kernel::{create_kernel, set_kernel_arg, Kernel};
+use opencl3::program::{
+    build_program, create_program_with_binary, create_program_with_source, get_program_build_info, get_program_info,
+    release_program, CL_PROGRAM_BINARIES, CL_PROGRAM_BUILD_LOG, CL_PROGRAM_DEVICES,
+};
+use opencl3::types::{cl_command_queue, cl_context, cl_device_id, cl_event, cl_mem, cl_program};
+
+use crate::cache::BinaryCache;
+use crate::codegen::render::{kernel_name, render};
+use crate::codegen::{Family, Geometry, Orientation, Variant};
+use crate::device::DeviceInfo;
+use crate::error::{cl, Error, Result};
+use crate::gemm::{Element, Precision, Problem};
+use crate::selection::{VariantId, HELPERS_SOURCE, VARIANTS};
+
+static PROGRAMS_COMPILED: AtomicU64 = AtomicU64::new(0);
+static PROGRAMS_FROM_CACHE: AtomicU64 = AtomicU64::new(0);
+
+/// Counters of program builds in this process, for checking that nothing compiles after warm-up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BuildStats {
+    /// Programs compiled from source.
+    pub compiled: u64,
+    /// Programs loaded from the on-disk binary cache.
+    pub from_cache: u64,
+}
+
+/// The program builds so far in this process.
+pub fn build_stats() -> BuildStats {
+    BuildStats {
+        compiled: PROGRAMS_COMPILED.load(Ordering::Relaxed),
+        from_cache: PROGRAMS_FROM_CACHE.load(Ordering::Relaxed),
+    }
+}
+
+/// An OpenCL program handle, released on drop.
+struct Program(cl_program);
+
+// SAFETY: OpenCL program objects may be used from any thread.
+unsafe impl Send for Program {}
+unsafe impl Sync for Program {}
+
+impl Drop for Program {
+    fn drop(&mut self) {
+        // SAFETY: we own one reference to the program.
+        unsafe {
+            let _ = release_program(self.0);
+        }
+    }
+}
+
+impl Program {
+    /// Builds `source` for one device, through the binary cache: a cached binary that fails to
+    /// load or build is replaced by a fresh build from source.
+    fn build(engine: &Engine, name: &str, source: &str, options: &str) -> Result<Program> {
+        let key = BinaryCache::key(&engine.info, source, options);
+        let options_c = CString::new(options).expect("build options hold no NUL");
+        if let Some(binary) = engine.cache.load(&key) {
+            // SAFETY: context and device are valid for the engine's lifetime.
+            if let Ok(raw) = unsafe { create_program_with_binary(engine.context, &[engine.device], &[&binary]) } {
+                let program = Program(raw);
+                if build_program(raw, &[engine.device], &options_c, None, ptr::null_mut()).is_ok() {
+                    PROGRAMS_FROM_CACHE.fetch_add(1, Ordering::Relaxed);
+                    return Ok(program);
+                }
+            }
+        }
+        let raw = create_program_with_source(engine.context, &[source]).map_err(cl("clCreateProgramWithSource"))?;
+        let program = Program(raw);
+        PROGRAMS_COMPILED.fetch_add(1, Ordering::Relaxed);
+        if build_program(raw, &[engine.device], &options_c, None, ptr::null_mut()).is_err() {
+            let log: String =
+                get_program_build_info(raw, engine.device, CL_PROGRAM_BUILD_LOG).map(Into::into).unwrap_or_default();
+            return Err(Error::Build { variant: name.to_string(), log });
+        }
+        if let Some(binary) = program.binary_for(engine.device) {
+            engine.cache.store(&key, &binary);
+        }
+        Ok(program)
+    }
+
+    fn binary_for(&self, device: cl_device_id) -> Option<Vec<u8>> {
+        let devices: Vec<isize> = get_program_info(self.0, CL_PROGRAM_DEVICES).ok()?.into();
+        let index = devices.iter().position(|&d| d as cl_device_id == device)?;
+        let binaries: Vec<Vec<u8>> = get_program_info(self.0, CL_PROGRAM_BINARIES).ok()?.into();
+        binaries.into_iter().nth(index).filter(|b| !b.is_empty())
+    }
+
+    fn kernel(&self, name: &str) -> Result<Kernel> {
+        let name = CString::new(name).expect("kernel names hold no NUL");
+        Ok(Kernel::new(create_kernel(self.0, &name).map_err(cl("clCreateKernel"))?))
+    }
+}
+
+/// A kernel variant built for one device and precision: four entry points, one per operand layout.
+pub struct CompiledVariant {
+    id: String,
+    family: Family,
+    geometry: Geometry,
+    /// Kept alive for the kernels.
+    _program: Program,
+    /// Indexed by `a_along_m as usize * 2 + b_along_n as usize`; a mutex each, since setting
+    /// arguments and enqueueing must not interleave between threads.
+    entries: Vec<Mutex<Kernel>>,
+}
+
+impl CompiledVariant {
+    /// Renders and builds any variant (shipped or not) for an engine's device; refuses variants
+    /// beyond the device's work-group or local-memory limits.
+    pub fn build(engine: &Engine, variant: &Variant, precision: Precision) -> Result<CompiledVariant> {
+        let source = render(variant)?;
+        CompiledVariant::from_source(engine, &variant.id(), variant, &source, precision)
+    }
+
+    fn from_source(
+        engine: &Engine,
+        id: &str,
+        variant: &Variant,
+        source: &str,
+        precision: Precision,
+    ) -> Result<CompiledVariant> {
+        let unavailable = |reason: String| Error::Unavailable { what: format!("variant {id}"), reason };
+        let info = &engine.info;
+        if variant.work_group_size() > info.max_work_group_size {
+            return Err(unavailable(format!(
+                "work-group of {} exceeds the device's {}",
+                variant.work_group_size(),
+                info.max_work_group_size
+            )));
+        }
+        let local = variant.local_mem_bytes(precision.bytes());
+        if local > info.local_mem_bytes {
+            return Err(unavailable(format!(
+                "needs {local} bytes of local memory, the device has {}",
+                info.local_mem_bytes
+            )));
+        }
+        if precision == Precision::F64 && !info.fp64 {
+            return Err(unavailable("the device has no fp64".into()));
+        }
+        let program = Program::build(engine, id, source, precision.build_options())?;
+        let mut entries = Vec::with_capacity(4);
+        for a_along_m in [false, true] {
+            for b_along_n in [false, true] {
+                entries.push(Mutex::new(program.kernel(&kernel_name(variant.family, a_along_m, b_along_n))?));
+            }
+        }
+        Ok(CompiledVariant {
+            id: id.to_string(),
+            family: variant.family,
+            geometry: variant.geometry(),
+            _program: program,
+            entries,
+        })
+    }
+
+    /// The variant id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// Launches the variant on a problem already checked by `gemm::validate`.
+    pub(crate) fn enqueue<T: Element>(
+        &self,
+        queue: cl_command_queue,
+        problem: &Problem,
+        alpha: T,
+        beta: T,
+        wait: &[cl_event],
+    ) -> Result<cl_event> {
+        let p = match self.geometry.orientation {
+            Orientation::SmallM if problem.m > problem.n => problem.transposed(),
+            _ => *problem,
+        };
+        let entry = self.entries[p.a.along_outer as usize * 2 + p.b.along_outer as usize].lock().expect("kernel lock");
+        let mut args = KernelArgs::new(&entry);
+        args.int(p.m)?.int(p.n)?.int(p.k)?.value(alpha)?.value(beta)?;
+        args.mem(p.a.mem)?.int(p.a.offset)?.int(p.a.ld)?;
+        args.mem(p.b.mem)?.int(p.b.offset)?.int(p.b.ld)?;
+        args.mem(p.c.mem)?.int(p.c.offset)?;
+        match self.family {
+            Family::Xgemm => args.int(p.c.col_stride)?,
+            Family::Direct => args.int(p.c.row_stride)?.int(p.c.col_stride)?,
+        };
+        let g = &self.geometry;
+        let global = [p.m.div_ceil(g.tile[0]).max(1) * g.local[0], p.n.div_ceil(g.tile[1]).max(1) * g.local[1]];
+        launch(queue, &entry, global, Some(g.local), wait)
+    }
+}
+
+/// Sets a kernel's arguments in order.
+struct KernelArgs<'k> {
+    kernel: &'k Kernel,
+    index: u32,
+}
+
+impl<'k> KernelArgs<'k> {
+    fn new(kernel: &'k Kernel) -> Self {
+        KernelArgs { kernel, index: 0 }
+    }
+
+    fn value<V>(&mut self, v: V) -> Result<&mut Self> {
+        // SAFETY: the argument types follow the kernel signatures in kernels/*.cl.
+        unsafe { set_kernel_arg(self.kernel.get(), self.index, std::mem::size_of::<V>(), &v as *const V as *const _) }
+            .map_err(cl("clSetKernelArg"))?;
+        self.index += 1;
+        Ok(self)
+    }
+
+    fn int(&mut self, v: usize) -> Result<&mut Self> {
+        self.value(v as i32)
+    }
+
+    fn mem(&mut self, m: cl_mem) -> Result<&mut Self> {
+        self.value(m)
+    }
+}
+
+fn launch(
+    queue: cl_command_queue,
+    kernel: &Kernel,
+    global: [usize; 2],
+    local: Option<[usize; 2]>,
+    wait: &[cl_event],
+) -> Result<cl_event> {
+    let local_ptr = local.as_ref().map_or(ptr::null(), |l| l.as_ptr());
+    let wait_ptr = if wait.is_empty() { ptr::null() } else { wait.as_ptr() };
+    // SAFETY: the queue, kernel and events are valid; the sizes outlive the call.
+    unsafe {
+        enqueue_nd_range_kernel(
+            queue,
+            kernel.get(),
+            2,
+            ptr::null(),
+            global.as_ptr(),
+            local_ptr,
+            wait.len() as u32,
+            wait_ptr,
+        )
+    }
+    .map_err(cl("clEnqueueNDRangeKernel"))
+}
+
+/// The shipped set built for one precision on one device.
+struct CompiledSet {
+    /// One entry per `VariantId`: the build or why it failed.
+    variants: Vec<Result<CompiledVariant>>,
+    /// For each `VariantId`, the index of the variant to run (itself, or a built fallback).
+    dispatch: Vec<usize>,
+    /// `scale_c`, for alpha = 0 or K = 0.
+    scale: Mutex<Kernel>,
+    _helpers: Program,
+}
+
+impl CompiledSet {
+    fn build(engine: &Engine, precision: Precision) -> Result<CompiledSet> {
+        let variants: Vec<Result<CompiledVariant>> = std::thread::scope(|s| {
+            let handles: Vec<_> = VariantId::ALL
+                .iter()
+                .map(|id| {
+                    s.spawn(move || {
+                        let info = id.info();
+                        CompiledVariant::from_source(engine, info.id, &id.variant(), info.source, precision)
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().expect("build thread")).collect()
+        });
+        let built: Vec<usize> = (0..variants.len()).filter(|&i| variants[i].is_ok()).collect();
+        if built.is_empty() {
+            let first = variants.into_iter().next().and_then(Result::err);
+            return Err(first.unwrap_or_else(|| Error::NoDevice("no variant built".into())));
+        }
+        for (i, v) in variants.iter().enumerate() {
+            if let Err(e) = v {
+                eprintln!(
+                    "fewfit: warning: {} on {}: {e}; its shapes fall back to another variant",
+                    VARIANTS[i].id, engine.info.name
+                );
+            }
+        }
+        let dispatch = (0..variants.len())
+            .map(|i| {
+                if variants[i].is_ok() {
+                    return i;
+                }
+                let same_family = built.iter().copied().find(|&j| VARIANTS[j].family == VARIANTS[i].family);
+                same_family.unwrap_or(built[0])
+            })
+            .collect();
+        let helpers = Program::build(engine, "helpers", HELPERS_SOURCE, precision.build_options())?;
+        let scale = Mutex::new(helpers.kernel("scale_c")?);
+        Ok(CompiledSet { variants, dispatch, scale, _helpers: helpers })
+    }
+}
+
+/// The shipped set on one (context, device): built once per precision, on first use.
+pub struct Engine {
+    context: cl_context,
+    device: cl_device_id,
+    /// The device's facts.
+    pub info: DeviceInfo,
+    cache: BinaryCache,
+    sets: [OnceCell<CompiledSet>; 2],
+}
+
+// SAFETY: OpenCL contexts and device ids may be used from any thread; the sets are behind OnceCell.
+unsafe impl Send for Engine {}
+unsafe impl Sync for Engine {}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        // SAFETY: `new` retained the context once.
+        unsafe {
+            let _ = opencl3::context::context::release_context(self.context);
+        }
+    }
+}
+
+type Registry = RwLock<HashMap<(usize, usize), Arc<Engine>>>;
+static ENGINES: Lazy<Registry> = Lazy::new(|| RwLock::new(HashMap::new()));
+
+impl Engine {
+    fn new(context: cl_context, device: cl_device_id) -> Result<Engine> {
+        let info = DeviceInfo::query(device)?;
+        // SAFETY: the context is valid; the engine keeps it alive until dropped.
+        unsafe { opencl3::context::context::retain_context(context) }.map_err(cl("clRetainContext"))?;
+        Ok(Engine { context, device, info, cache: BinaryCache::from_env(), sets: [OnceCell::new(), OnceCell::new()] })
+    }
+
+    /// The engine of a (context, device), created on first use and kept for the process's life.
+    pub fn get(context: cl_context, device: cl_device_id) -> Result<Arc<Engine>> {
+        let key = (context as usize, device as usize);
+        if let Some(e) = ENGINES.read().expect("engine registry").get(&key) {
+            return Ok(e.clone());
+        }
+        let mut map = ENGINES.write().expect("engine registry");
+        if let Some(e) = map.get(&key) {
+            return Ok(e.clone());
+        }
+        let engine = Arc::new(Engine::new(context, device)?);
+        map.insert(key, engine.clone());
+        Ok(engine)
+    }
+
+    /// The engine of a command queue's context and device.
+    pub fn for_queue(queue: cl_command_queue) -> Result<Arc<Engine>> {
+        let context: isize =
+            get_command_queue_info(queue, CL_QUEUE_CONTEXT).map_err(cl("clGetCommandQueueInfo"))?.into();
+        let device: isize = get_command_queue_info(queue, CL_QUEUE_DEVICE).map_err(cl("clGetCommandQueueInfo"))?.into();
+        Engine::get(context as cl_context, device as cl_device_id)
+    }
+
+    fn set(&self, precision: Precision) -> Result<&CompiledSet> {
+        self.sets[precision as usize].get_or_try_init(|| CompiledSet::build(self, precision))
+    }
+
+    /// Builds the whole shipped set for a precision now (otherwise the first call does).
+    pub fn warm_up(&self, precision: Precision) -> Result<()> {
+        self.set(precision).map(|_| ())
+    }
+
+    /// The variants of the shipped set that failed to build for a precision, with why.
+    pub fn build_failures(&self, precision: Precision) -> Result<Vec<(VariantId, String)>> {
+        let set = self.set(precision)?;
+        Ok(VariantId::ALL
+            .iter()
+            .zip(&set.variants)
+            .filter_map(|(id, v)| v.as_ref().err().map(|e| (*id, e.to_string())))
+            .collect())
+    }
+
+    /// The variant that actually runs for `id` (itself, or the fallback if it failed to build).
+    pub fn resolve(&self, id: VariantId, precision: Precision) -> Result<VariantId> {
+        Ok(VariantId::ALL[self.set(precision)?.dispatch[id.index()]])
+    }
+
+    pub(crate) fn enqueue_variant<T: Element>(
+        &self,
+        queue: cl_command_queue,
+        id: VariantId,
+        problem: &Problem,
+        alpha: T,
+        beta: T,
+        wait: &[cl_event],
+    ) -> Result<cl_event> {
+        let set = self.set(T::PRECISION)?;
+        let variant = set.variants[set.dispatch[id.index()]]
+            .as_ref()
+            .map_err(|e| Error::Unavailable { what: id.to_string(), reason: e.to_string() })?;
+        variant.enqueue(queue, problem, alpha, beta, wait)
+    }
+
+    /// Enqueues C = beta * C on a checked problem (the whole GEMM when alpha = 0 or K = 0).
+    pub(crate) fn enqueue_scale<T: Element>(
+        &self,
+        queue: cl_command_queue,
+        problem: &Problem,
+        beta: T,
+        wait: &[cl_event],
+    ) -> Result<cl_event> {
+        let set = self.set(T::PRECISION)?;
+        let kernel = set.scale.lock().expect("kernel lock");
+        let mut args = KernelArgs::new(&kernel);
+        args.int(problem.m)?.int(problem.n)?.value(beta)?.mem(problem.c.mem)?;
+        args.int(problem.c.offset)?.int(problem.c.row_stride)?.int(problem.c.col_stride)?;
+        let global = [problem.m.div_ceil(16) * 16, problem.n.div_ceil(16) * 16];
+        launch(queue, &kernel, global, Some([16, 16]).filter(|_| self.info.max_work_group_size >= 256), wait)
+    }
+}

@@ -1,0 +1,55 @@
+//! The public error type of the runtime.
+
+/// Why a GEMM call, a device choice or a build failed. Argument errors are found before any
+/// device work, so C is left untouched.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// An argument is wrong: a leading dimension too small, a buffer too small, a size that overflows.
+    #[error("invalid argument `{name}` = {value}: {reason}")]
+    InvalidArgument {
+        /// The argument's name, as in BLAS (`lda`, `c buffer`, `m`).
+        name: &'static str,
+        /// Its value, printed.
+        value: String,
+        /// What rule it breaks.
+        reason: String,
+    },
+    /// The device cannot do what was asked (f64 without fp64, a variant beyond its limits).
+    #[error("unavailable: {what}: {reason}")]
+    Unavailable {
+        /// What was asked for.
+        what: String,
+        /// Why the device cannot do it.
+        reason: String,
+    },
+    /// No OpenCL device could be found or chosen.
+    #[error("no OpenCL device: {0}")]
+    NoDevice(String),
+    /// An OpenCL call failed.
+    #[error("OpenCL call {call} failed with {code} ({name})", name = opencl3::error_codes::error_text(*code))]
+    OpenCl {
+        /// The OpenCL function.
+        call: &'static str,
+        /// Its status code.
+        code: i32,
+    },
+    /// A kernel variant failed to build on the device.
+    #[error("variant {variant} failed to build: {log}")]
+    Build {
+        /// The variant id.
+        variant: String,
+        /// The compiler's log.
+        log: String,
+    },
+    /// The generated code failed to render (only from calls that render variants at run time).
+    #[error(transparent)]
+    Codegen(#[from] crate::codegen::Error),
+}
+
+/// The result type of the runtime.
+pub type Result<T> = std::result::Result<T, Error>;
+
+/// Maps an OpenCL status code from `call` into [`Error::OpenCl`].
+pub(crate) fn cl(call: &'static str) -> impl Fn(i32) -> Error {
+    move |code| Error::OpenCl { call, code }
+}

@@ -1,0 +1,421 @@
+//! The GEMM call: C = alpha * op(A) * op(B) + beta * C with BLAS semantics. Arguments are checked
+//! before any device work; then the problem is put in the kernels' form (column-major C, each
+//! operand contiguous along its outer dimension or along K), a variant is selected, and enqueued.
+
+use std::ptr;
+
+use opencl3::command_queue::{enqueue_marker_with_wait_list, CommandQueue};
+use opencl3::event::Event;
+use opencl3::memory::{get_mem_object_info, Buffer, ClMem, CL_MEM_SIZE};
+use opencl3::types::{cl_command_queue, cl_event, cl_mem};
+
+use crate::codegen::ShapeFeatures;
+use crate::engine::Engine;
+use crate::error::{cl, Error, Result};
+use crate::selection::VariantId;
+
+/// Storage order of the matrices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Layout {
+    /// Rows are contiguous (C and NumPy order).
+    RowMajor,
+    /// Columns are contiguous (Fortran and BLAS order).
+    ColumnMajor,
+}
+
+/// Whether an operand is used as stored or transposed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Transpose {
+    /// op(X) = X.
+    No,
+    /// op(X) = Xᵀ.
+    Yes,
+}
+
+/// Floating-point precision of a GEMM.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Precision {
+    /// f32.
+    F32 = 0,
+    /// f64 (needs a device with fp64).
+    F64 = 1,
+}
+
+impl Precision {
+    /// Bytes per element.
+    pub fn bytes(self) -> usize {
+        match self {
+            Precision::F32 => 4,
+            Precision::F64 => 8,
+        }
+    }
+
+    /// The OpenCL build options that select it in the kernels.
+    pub fn build_options(self) -> &'static str {
+        match self {
+            Precision::F32 => "-DPRECISION=32",
+            Precision::F64 => "-DPRECISION=64",
+        }
+    }
+}
+
+/// An element type the kernels compute in: f32 or f64.
+pub trait Element: Copy + Default + PartialEq + Send + Sync + std::fmt::Debug + 'static {
+    /// The precision of this type.
+    const PRECISION: Precision;
+    /// Zero.
+    const ZERO: Self;
+}
+
+impl Element for f32 {
+    const PRECISION: Precision = Precision::F32;
+    const ZERO: Self = 0.0;
+}
+
+impl Element for f64 {
+    const PRECISION: Precision = Precision::F64;
+    const ZERO: Self = 0.0;
+}
+
+/// Shape, layout, transposes, offsets and leading dimensions of a GEMM, as in BLAS (offsets and
+/// leading dimensions in elements).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct GemmSpec {
+    /// Storage order of A, B and C.
+    pub layout: Layout,
+    /// op(A).
+    pub trans_a: Transpose,
+    /// op(B).
+    pub trans_b: Transpose,
+    /// Rows of op(A) and C.
+    pub m: usize,
+    /// Columns of op(B) and C.
+    pub n: usize,
+    /// Columns of op(A), rows of op(B).
+    pub k: usize,
+    /// First element of A in its buffer.
+    pub a_offset: usize,
+    /// Leading dimension of A.
+    pub lda: usize,
+    /// First element of B in its buffer.
+    pub b_offset: usize,
+    /// Leading dimension of B.
+    pub ldb: usize,
+    /// First element of C in its buffer.
+    pub c_offset: usize,
+    /// Leading dimension of C.
+    pub ldc: usize,
+}
+
+impl GemmSpec {
+    /// A spec with zero offsets and tight leading dimensions.
+    pub fn new(layout: Layout, trans_a: Transpose, trans_b: Transpose, m: usize, n: usize, k: usize) -> GemmSpec {
+        let mut spec = GemmSpec {
+            layout,
+            trans_a,
+            trans_b,
+            m,
+            n,
+            k,
+            a_offset: 0,
+            lda: 0,
+            b_offset: 0,
+            ldb: 0,
+            c_offset: 0,
+            ldc: 0,
+        };
+        spec.lda = spec.a_dims().1.max(1);
+        spec.ldb = spec.b_dims().1.max(1);
+        spec.ldc = spec.c_dims().1.max(1);
+        spec
+    }
+
+    /// Row-major, no transposes, tight: the common ML case.
+    pub fn row_major(m: usize, n: usize, k: usize) -> GemmSpec {
+        GemmSpec::new(Layout::RowMajor, Transpose::No, Transpose::No, m, n, k)
+    }
+
+    /// Sets the leading dimensions.
+    pub fn with_ld(mut self, lda: usize, ldb: usize, ldc: usize) -> GemmSpec {
+        (self.lda, self.ldb, self.ldc) = (lda, ldb, ldc);
+        self
+    }
+
+    /// Sets the buffer offsets.
+    pub fn with_offsets(mut self, a: usize, b: usize, c: usize) -> GemmSpec {
+        (self.a_offset, self.b_offset, self.c_offset) = (a, b, c);
+        self
+    }
+
+    /// (lines, line length) of a stored `rows x cols` matrix: lines are rows in row-major order.
+    fn stored(&self, rows: usize, cols: usize, trans: Transpose) -> (usize, usize) {
+        let (r, c) = if trans == Transpose::Yes { (cols, rows) } else { (rows, cols) };
+        match self.layout {
+            Layout::RowMajor => (r, c),
+            Layout::ColumnMajor => (c, r),
+        }
+    }
+
+    /// A as stored: (number of lines, elements per line); `lda` must be at least the latter.
+    pub fn a_dims(&self) -> (usize, usize) {
+        self.stored(self.m, self.k, self.trans_a)
+    }
+
+    /// B as stored: (number of lines, elements per line).
+    pub fn b_dims(&self) -> (usize, usize) {
+        self.stored(self.k, self.n, self.trans_b)
+    }
+
+    /// C as stored: (number of lines, elements per line).
+    pub fn c_dims(&self) -> (usize, usize) {
+        self.stored(self.m, self.n, Transpose::No)
+    }
+
+    /// The features of the kernel's view of this problem (what the selector trees see).
+    pub fn kernel_features(&self) -> ShapeFeatures {
+        let (m, n) =
+            crate::codegen::features::kernel_dims(self.layout == Layout::RowMajor, self.m as u64, self.n as u64);
+        ShapeFeatures::new(m, n, self.k as u64)
+    }
+
+    /// Elements a buffer must hold for A, B and C (0 where the matrix is not read or written).
+    pub fn required_lengths(&self, alpha_is_zero: bool) -> Result<[usize; 3]> {
+        let touches_c = self.m > 0 && self.n > 0;
+        let reads_ab = touches_c && self.k > 0 && !alpha_is_zero;
+        Ok([
+            if reads_ab { extent("a buffer", self.a_offset, self.a_dims(), self.lda)? } else { 0 },
+            if reads_ab { extent("b buffer", self.b_offset, self.b_dims(), self.ldb)? } else { 0 },
+            if touches_c { extent("c buffer", self.c_offset, self.c_dims(), self.ldc)? } else { 0 },
+        ])
+    }
+
+    /// Checks every argument against buffer lengths (in elements) and returns the kernels' form.
+    pub(crate) fn validate(&self, alpha_is_zero: bool, lengths: [usize; 3], mems: [cl_mem; 3]) -> Result<Problem> {
+        for (name, v) in [("m", self.m), ("n", self.n), ("k", self.k)] {
+            if v > i32::MAX as usize {
+                return Err(invalid(name, v, "exceeds 2^31 - 1, the kernels' index range"));
+            }
+        }
+        for (name, ld, dims) in
+            [("lda", self.lda, self.a_dims()), ("ldb", self.ldb, self.b_dims()), ("ldc", self.ldc, self.c_dims())]
+        {
+            if ld < dims.1.max(1) {
+                return Err(invalid(name, ld, &format!("must be at least max(1, {}), the stored line length", dims.1)));
+            }
+        }
+        let required = self.required_lengths(alpha_is_zero)?;
+        for ((name, need), have) in ["a buffer", "b buffer", "c buffer"].into_iter().zip(required).zip(lengths) {
+            if need > have {
+                return Err(invalid(
+                    name,
+                    have,
+                    &format!("holds {have} elements; offset, leading dimension and shape need {need}"),
+                ));
+            }
+        }
+        Ok(self.problem(mems))
+    }
+
+    /// The kernels' form: column-major C; a row-major call is solved as Cᵀ = op(B)ᵀ op(A)ᵀ.
+    fn problem(&self, [a, b, c]: [cl_mem; 3]) -> Problem {
+        let a_outer = self.trans_a == Transpose::No; // column-major A: contiguous along M
+        let b_outer = self.trans_b == Transpose::Yes; // column-major Bᵀ: contiguous along N
+        let c = MatrixC { mem: c, offset: self.c_offset, row_stride: 1, col_stride: self.ldc };
+        match self.layout {
+            Layout::ColumnMajor => Problem {
+                m: self.m,
+                n: self.n,
+                k: self.k,
+                a: Operand { mem: a, offset: self.a_offset, ld: self.lda, along_outer: a_outer },
+                b: Operand { mem: b, offset: self.b_offset, ld: self.ldb, along_outer: b_outer },
+                c,
+            },
+            Layout::RowMajor => Problem {
+                m: self.n,
+                n: self.m,
+                k: self.k,
+                a: Operand { mem: b, offset: self.b_offset, ld: self.ldb, along_outer: !b_outer },
+                b: Operand { mem: a, offset: self.a_offset, ld: self.lda, along_outer: !a_outer },
+                c,
+            },
+        }
+    }
+}
+
+fn invalid(name: &'static str, value: impl ToString, reason: &str) -> Error {
+    Error::InvalidArgument { name, value: value.to_string(), reason: reason.to_string() }
+}
+
+/// Elements from the buffer start to one past the last element of a stored matrix.
+fn extent(name: &'static str, offset: usize, (lines, len): (usize, usize), ld: usize) -> Result<usize> {
+    if lines == 0 || len == 0 {
+        return Ok(offset);
+    }
+    let span = (lines - 1).checked_mul(ld).and_then(|x| x.checked_add(len)).and_then(|x| x.checked_add(offset));
+    match span {
+        Some(s) if s <= i32::MAX as usize => Ok(s),
+        Some(s) => Err(invalid(name, s, "the matrix spans more than 2^31 - 1 elements, the kernels' index range")),
+        None => Err(invalid(name, offset, "offset + leading dimension x lines overflows")),
+    }
+}
+
+/// One operand in the kernels' form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Operand {
+    pub mem: cl_mem,
+    pub offset: usize,
+    pub ld: usize,
+    /// Contiguous along M (for A) or N (for B); otherwise along K.
+    pub along_outer: bool,
+}
+
+/// C in the kernels' form: element (i, j) at offset + i * row_stride + j * col_stride.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct MatrixC {
+    pub mem: cl_mem,
+    pub offset: usize,
+    pub row_stride: usize,
+    pub col_stride: usize,
+}
+
+/// A checked problem in the kernels' form: C (M x N) = op(A) (M x K) op(B) (K x N).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Problem {
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+    pub a: Operand,
+    pub b: Operand,
+    pub c: MatrixC,
+}
+
+impl Problem {
+    /// The same product transposed: Cᵀ = op(B)ᵀ op(A)ᵀ.
+    pub fn transposed(&self) -> Problem {
+        Problem {
+            m: self.n,
+            n: self.m,
+            k: self.k,
+            a: self.b,
+            b: self.a,
+            c: MatrixC {
+                mem: self.c.mem,
+                offset: self.c.offset,
+                row_stride: self.c.col_stride,
+                col_stride: self.c.row_stride,
+            },
+        }
+    }
+
+    /// The problem's features.
+    pub fn features(&self) -> ShapeFeatures {
+        ShapeFeatures::new(self.m as u64, self.n as u64, self.k as u64)
+    }
+}
+
+/// How to choose the variant of a call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Selection {
+    /// The device class's tree chooses (what production code uses).
+    #[default]
+    Auto,
+    /// Run this variant of the shipped set (tests, benches, the tuner).
+    Forced(VariantId),
+}
+
+fn mem_len<T: Element>(mem: cl_mem) -> Result<usize> {
+    let bytes: usize = get_mem_object_info(mem, CL_MEM_SIZE).map_err(cl("clGetMemObjectInfo"))?.into();
+    Ok(bytes / std::mem::size_of::<T>())
+}
+
+/// Enqueues a GEMM on raw OpenCL handles and returns its event (the caller releases it). The queue
+/// may belong to any context and device; the shipped set is built for it on first use.
+///
+/// # Safety
+/// `queue`, the buffers and the events in `wait` must be valid OpenCL objects of one context.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn enqueue_raw<T: Element>(
+    queue: cl_command_queue,
+    spec: &GemmSpec,
+    alpha: T,
+    a: cl_mem,
+    b: cl_mem,
+    beta: T,
+    c: cl_mem,
+    wait: &[cl_event],
+    selection: Selection,
+) -> Result<cl_event> {
+    let alpha_is_zero = alpha == T::ZERO;
+    let needed = spec.required_lengths(alpha_is_zero)?;
+    let mut lengths = [0; 3];
+    for (i, mem) in [a, b, c].into_iter().enumerate() {
+        if needed[i] > 0 {
+            if mem.is_null() {
+                return Err(invalid(["a buffer", "b buffer", "c buffer"][i], "null", "is null"));
+            }
+            lengths[i] = mem_len::<T>(mem)?;
+        }
+    }
+    let problem = spec.validate(alpha_is_zero, lengths, [a, b, c])?;
+    let engine = Engine::for_queue(queue)?;
+    if T::PRECISION == Precision::F64 && !engine.info.fp64 {
+        return Err(Error::Unavailable {
+            what: "f64 GEMM".into(),
+            reason: format!("{} has no fp64", engine.info.name),
+        });
+    }
+    if problem.m == 0 || problem.n == 0 {
+        let wait_ptr = if wait.is_empty() { ptr::null() } else { wait.as_ptr() };
+        return enqueue_marker_with_wait_list(queue, wait.len() as u32, wait_ptr)
+            .map_err(cl("clEnqueueMarkerWithWaitList"));
+    }
+    if problem.k == 0 || alpha_is_zero {
+        return engine.enqueue_scale(queue, &problem, beta, wait);
+    }
+    let id = match selection {
+        Selection::Auto => engine.info.class.selector()(&problem.features()),
+        Selection::Forced(id) => id,
+    };
+    engine.enqueue_variant(queue, id, &problem, alpha, beta, wait)
+}
+
+/// Enqueues C = alpha * op(A) * op(B) + beta * C on device buffers, after the events in `wait`,
+/// and returns the GEMM's event. Many threads may call at once on one context.
+#[allow(clippy::too_many_arguments)]
+pub fn gemm<T: Element>(
+    queue: &CommandQueue,
+    spec: &GemmSpec,
+    alpha: T,
+    a: &Buffer<T>,
+    b: &Buffer<T>,
+    beta: T,
+    c: &mut Buffer<T>,
+    wait: &[cl_event],
+) -> Result<Event> {
+    gemm_with(queue, spec, alpha, a, b, beta, c, wait, Selection::Auto)
+}
+
+/// [`gemm`] with an explicit [`Selection`].
+#[allow(clippy::too_many_arguments)]
+pub fn gemm_with<T: Element>(
+    queue: &CommandQueue,
+    spec: &GemmSpec,
+    alpha: T,
+    a: &Buffer<T>,
+    b: &Buffer<T>,
+    beta: T,
+    c: &mut Buffer<T>,
+    wait: &[cl_event],
+    selection: Selection,
+) -> Result<Event> {
+    // SAFETY: the opencl3 objects are valid for the call; the caller's events come from the same context.
+    let event = unsafe { enqueue_raw(queue.get(), spec, alpha, a.get(), b.get(), beta, c.get(), wait, selection)? };
+    Ok(Event::new(event))
+}
+
+/// The variant a call would run on a queue's device (after fallback), without running it.
+pub fn chosen_variant<T: Element>(queue: &CommandQueue, spec: &GemmSpec) -> Result<VariantId> {
+    let engine = Engine::for_queue(queue.get())?;
+    let id = engine.info.class.selector()(&spec.kernel_features());
+    engine.resolve(id, T::PRECISION)
+}

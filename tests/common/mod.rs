@@ -1,0 +1,163 @@
+//! Shared test helpers: an f64 reference GEMM that honours layout, transposes, offsets and leading
+//! dimensions; seeded random data; per-precision tolerances; device buffers on the default device.
+#![allow(dead_code)]
+
+use fewfit::{DefaultDevice, Element, GemmSpec, Layout, Transpose};
+use opencl3::memory::{Buffer, CL_MEM_READ_WRITE};
+use opencl3::types::CL_BLOCKING;
+use rand::{rngs::StdRng, Rng, SeedableRng};
+
+/// The default device, or None when FEWFIT_TEST_DEVICE=skip and there is none (the default,
+/// `require`, fails the test instead, so CI cannot pass without running kernels).
+pub fn device() -> Option<&'static DefaultDevice> {
+    match DefaultDevice::get() {
+        Ok(d) => Some(d),
+        Err(e) if std::env::var("FEWFIT_TEST_DEVICE").as_deref() == Ok("skip") => {
+            eprintln!("Skipping: {e}");
+            None
+        }
+        Err(e) => {
+            panic!("no OpenCL device ({e}); set FEWFIT_TEST_DEVICE=skip to skip device tests")
+        }
+    }
+}
+
+/// Conversions the tests need between f64 and the element type.
+pub trait TestElement: Element {
+    fn from_f64(x: f64) -> Self;
+    fn to_f64(self) -> f64;
+    const EPSILON: f64;
+}
+
+impl TestElement for f32 {
+    fn from_f64(x: f64) -> Self {
+        x as f32
+    }
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+    const EPSILON: f64 = f32::EPSILON as f64;
+}
+
+impl TestElement for f64 {
+    fn from_f64(x: f64) -> Self {
+        x
+    }
+    fn to_f64(self) -> f64 {
+        self
+    }
+    const EPSILON: f64 = f64::EPSILON;
+}
+
+/// `len` values uniform in [-1, 1), never all zero, from a fixed seed.
+pub fn random<T: TestElement>(len: usize, seed: u64) -> Vec<T> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    (0..len).map(|_| T::from_f64(rng.gen_range(-1.0..1.0))).collect()
+}
+
+/// Index of element (r, c) of a stored matrix.
+fn index(layout: Layout, offset: usize, ld: usize, r: usize, c: usize) -> usize {
+    match layout {
+        Layout::RowMajor => offset + r * ld + c,
+        Layout::ColumnMajor => offset + r + c * ld,
+    }
+}
+
+/// op(X)[r][c] of a stored matrix.
+fn op_at<T: TestElement>(x: &[T], layout: Layout, t: Transpose, offset: usize, ld: usize, r: usize, c: usize) -> f64 {
+    let (r, c) = if t == Transpose::Yes { (c, r) } else { (r, c) };
+    x[index(layout, offset, ld, r, c)].to_f64()
+}
+
+/// The index of C[i][j] in its buffer.
+pub fn c_index(spec: &GemmSpec, i: usize, j: usize) -> usize {
+    index(spec.layout, spec.c_offset, spec.ldc, i, j)
+}
+
+/// The f64 reference of C = alpha op(A) op(B) + beta C, with the error bound of each element:
+/// (K + 2) * eps * (|alpha| sum |a b| + |beta c|) * 4, which grows with K.
+pub fn reference<T: TestElement>(
+    spec: &GemmSpec,
+    alpha: T,
+    a: &[T],
+    b: &[T],
+    beta: T,
+    c: &[T],
+) -> Vec<(usize, f64, f64)> {
+    let (alpha, beta) = (alpha.to_f64(), beta.to_f64());
+    let mut out = Vec::with_capacity(spec.m * spec.n);
+    for i in 0..spec.m {
+        for j in 0..spec.n {
+            let (mut sum, mut mag) = (0.0, 0.0);
+            if alpha != 0.0 {
+                for p in 0..spec.k {
+                    let prod = op_at(a, spec.layout, spec.trans_a, spec.a_offset, spec.lda, i, p)
+                        * op_at(b, spec.layout, spec.trans_b, spec.b_offset, spec.ldb, p, j);
+                    sum += prod;
+                    mag += prod.abs();
+                }
+            }
+            let idx = c_index(spec, i, j);
+            let c0 = if beta == 0.0 { 0.0 } else { c[idx].to_f64() };
+            let expected = alpha * sum + beta * c0;
+            let bound =
+                4.0 * (spec.k as f64 + 2.0) * T::EPSILON * (alpha.abs() * mag + (beta * c0).abs()) + f64::MIN_POSITIVE;
+            out.push((idx, expected, bound));
+        }
+    }
+    out
+}
+
+/// Elements a buffer needs for a stored matrix of (lines, line length) with offset and ld, plus
+/// `slack` more so writes past the end would be seen.
+pub fn buffer_len((lines, len): (usize, usize), offset: usize, ld: usize, slack: usize) -> usize {
+    if lines == 0 || len == 0 {
+        offset + slack
+    } else {
+        offset + (lines - 1) * ld + len + slack
+    }
+}
+
+/// A device buffer holding `data`.
+pub fn upload<T: Element>(device: &DefaultDevice, data: &[T]) -> Buffer<T> {
+    let mut buf =
+        unsafe { Buffer::<T>::create(&device.context, CL_MEM_READ_WRITE, data.len().max(1), std::ptr::null_mut()) }
+            .unwrap();
+    if !data.is_empty() {
+        unsafe { device.queue.enqueue_write_buffer(&mut buf, CL_BLOCKING, 0, data, &[]) }.unwrap();
+    }
+    buf
+}
+
+/// The contents of a device buffer.
+pub fn download<T: Element>(device: &DefaultDevice, buf: &Buffer<T>, len: usize) -> Vec<T> {
+    let mut out = vec![T::default(); len];
+    if len > 0 {
+        unsafe { device.queue.enqueue_read_buffer(buf, CL_BLOCKING, 0, &mut out, &[]) }.unwrap();
+    }
+    out
+}
+
+/// Checks C against the reference and that nothing outside C's elements changed. Returns a
+/// description of the first mismatch.
+pub fn check<T: TestElement>(
+    spec: &GemmSpec,
+    got: &[T],
+    before: &[T],
+    expected: &[(usize, f64, f64)],
+) -> Result<(), String> {
+    let mut inside = vec![false; got.len()];
+    for &(idx, want, bound) in expected {
+        inside[idx] = true;
+        let have = got[idx].to_f64();
+        if !((have - want).abs() <= bound) {
+            return Err(format!("C[{idx}] = {have}, expected {want} (bound {bound:e}) for {spec:?}"));
+        }
+    }
+    for (idx, (g, b)) in got.iter().zip(before).enumerate() {
+        if !inside[idx] && g.to_f64().to_bits() != b.to_f64().to_bits() {
+            return Err(format!("element {idx} outside C changed from {b:?} to {g:?} for {spec:?}"));
+        }
+    }
+    Ok(())
+}

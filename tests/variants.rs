@@ -1,0 +1,136 @@
+//! Every shipped variant, forced, against the f64 reference: both layouts, all four transpose
+//! pairs, tight and padded leading dimensions, offsets, edge shapes, f32 and f64.
+
+mod common;
+
+use common::*;
+use fewfit::{gemm_with, DefaultDevice, GemmSpec, Layout, Selection, Transpose, VariantId};
+
+const LAYOUTS: [Layout; 2] = [Layout::RowMajor, Layout::ColumnMajor];
+const TRANSPOSES: [(Transpose, Transpose); 4] = [
+    (Transpose::No, Transpose::No),
+    (Transpose::No, Transpose::Yes),
+    (Transpose::Yes, Transpose::No),
+    (Transpose::Yes, Transpose::Yes),
+];
+
+/// Shapes with 1, primes, non-multiples of every tile size, M = 1, N = 1, and large K with small M*N.
+const SHAPES: [(usize, usize, usize); 14] = [
+    (1, 1, 1),
+    (1, 1, 37),
+    (7, 1, 13),
+    (1, 9, 33),
+    (17, 13, 11),
+    (31, 37, 29),
+    (64, 64, 64),
+    (65, 67, 71),
+    (127, 129, 33),
+    (3, 2, 1031),
+    (16, 200, 19),
+    (200, 16, 19),
+    (129, 1, 64),
+    (1, 130, 65),
+];
+
+/// Runs one GEMM with a forced variant and checks it; `padded` adds 3 to every leading dimension
+/// and offsets of 5, 7 and 11 elements.
+fn run_case<T: TestElement>(
+    device: &DefaultDevice,
+    id: VariantId,
+    spec: GemmSpec,
+    alpha: T,
+    beta: T,
+    seed: u64,
+) -> Result<(), String> {
+    let a = random::<T>(buffer_len(spec.a_dims(), spec.a_offset, spec.lda, 3), seed);
+    let b = random::<T>(buffer_len(spec.b_dims(), spec.b_offset, spec.ldb, 3), seed + 1);
+    let mut c0 = random::<T>(buffer_len(spec.c_dims(), spec.c_offset, spec.ldc, 3), seed + 2);
+    if beta == T::ZERO {
+        // Poison C: a kernel that reads C when beta = 0, or leaves an element unwritten, fails.
+        for i in 0..spec.m {
+            for j in 0..spec.n {
+                c0[c_index(&spec, i, j)] = T::from_f64(f64::NAN);
+            }
+        }
+    }
+    let expected = reference(&spec, alpha, &a, &b, beta, &c0);
+    let (a_buf, b_buf) = (upload(device, &a), upload(device, &b));
+    let mut c_buf = upload(device, &c0);
+    let event = gemm_with(&device.queue, &spec, alpha, &a_buf, &b_buf, beta, &mut c_buf, &[], Selection::Forced(id))
+        .map_err(|e| format!("{id} {spec:?}: {e}"))?;
+    event.wait().map_err(|e| e.to_string())?;
+    let got = download(device, &c_buf, c0.len());
+    check(&spec, &got, &c0, &expected).map_err(|e| format!("variant {id}: {e}"))
+}
+
+fn spec(layout: Layout, (ta, tb): (Transpose, Transpose), (m, n, k): (usize, usize, usize), padded: bool) -> GemmSpec {
+    let spec = GemmSpec::new(layout, ta, tb, m, n, k);
+    if padded {
+        spec.with_ld(spec.lda + 3, spec.ldb + 3, spec.ldc + 3).with_offsets(5, 7, 11)
+    } else {
+        spec
+    }
+}
+
+fn all_cases<T: TestElement>(shapes: &[(usize, usize, usize)]) {
+    let Some(device) = device() else { return };
+    let mut failures = Vec::new();
+    let mut runs = 0;
+    for id in VariantId::ALL {
+        for layout in LAYOUTS {
+            for trans in TRANSPOSES {
+                for (s, &shape) in shapes.iter().enumerate() {
+                    let padded = s % 2 == 1;
+                    let (alpha, beta) =
+                        if s % 3 == 0 { (T::from_f64(1.0), T::ZERO) } else { (T::from_f64(2.3), T::from_f64(-0.7)) };
+                    runs += 1;
+                    if let Err(e) = run_case(device, id, spec(layout, trans, shape, padded), alpha, beta, runs) {
+                        failures.push(e);
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {runs} cases failed; first ones:\n{}",
+        failures.len(),
+        failures[..failures.len().min(8)].join("\n")
+    );
+}
+
+#[test]
+fn every_variant_matches_the_reference_f32() {
+    all_cases::<f32>(&SHAPES);
+}
+
+#[test]
+fn every_variant_matches_the_reference_f64() {
+    let Some(device) = device() else { return };
+    if !device.info.fp64 {
+        eprintln!("Skipping: {} has no fp64", device.info.name);
+        return;
+    }
+    all_cases::<f64>(&SHAPES[..8]);
+}
+
+#[test]
+fn every_variant_handles_both_paddings_on_a_large_shape() {
+    let Some(device) = device() else { return };
+    for id in VariantId::ALL {
+        for padded in [false, true] {
+            let s = spec(Layout::RowMajor, (Transpose::No, Transpose::No), (257, 263, 130), padded);
+            run_case::<f32>(device, id, s, 1.5, 0.5, 99).unwrap();
+        }
+    }
+}
+
+#[test]
+fn automatic_selection_matches_the_reference() {
+    let Some(device) = device() else { return };
+    for (m, n, k) in [(1, 512, 256), (8, 300, 128), (300, 8, 128), (96, 96, 96), (513, 257, 64)] {
+        let spec = GemmSpec::row_major(m, n, k);
+        let chosen = fewfit::chosen_variant::<f32>(&device.queue, &spec).unwrap();
+        run_case::<f32>(device, chosen, spec, 1.0, 0.0, 7).unwrap();
+    }
+}
