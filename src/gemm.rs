@@ -178,19 +178,9 @@ impl GemmSpec {
         ShapeFeatures::new(m, n, self.k as u64)
     }
 
-    /// Elements a buffer must hold for A, B and C (0 where the matrix is not read or written).
+    /// Checks sizes and leading dimensions, then returns the elements the buffers must hold for A,
+    /// B and C (0 where the matrix is not read or written).
     pub fn required_lengths(&self, alpha_is_zero: bool) -> Result<[usize; 3]> {
-        let touches_c = self.m > 0 && self.n > 0;
-        let reads_ab = touches_c && self.k > 0 && !alpha_is_zero;
-        Ok([
-            if reads_ab { extent("a buffer", self.a_offset, self.a_dims(), self.lda)? } else { 0 },
-            if reads_ab { extent("b buffer", self.b_offset, self.b_dims(), self.ldb)? } else { 0 },
-            if touches_c { extent("c buffer", self.c_offset, self.c_dims(), self.ldc)? } else { 0 },
-        ])
-    }
-
-    /// Checks every argument against buffer lengths (in elements) and returns the kernels' form.
-    pub(crate) fn validate(&self, alpha_is_zero: bool, lengths: [usize; 3], mems: [cl_mem; 3]) -> Result<Problem> {
         for (name, v) in [("m", self.m), ("n", self.n), ("k", self.k)] {
             if v > i32::MAX as usize {
                 return Err(invalid(name, v, "exceeds 2^31 - 1, the kernels' index range"));
@@ -203,6 +193,17 @@ impl GemmSpec {
                 return Err(invalid(name, ld, &format!("must be at least max(1, {}), the stored line length", dims.1)));
             }
         }
+        let touches_c = self.m > 0 && self.n > 0;
+        let reads_ab = touches_c && self.k > 0 && !alpha_is_zero;
+        Ok([
+            if reads_ab { extent("a buffer", self.a_offset, self.a_dims(), self.lda)? } else { 0 },
+            if reads_ab { extent("b buffer", self.b_offset, self.b_dims(), self.ldb)? } else { 0 },
+            if touches_c { extent("c buffer", self.c_offset, self.c_dims(), self.ldc)? } else { 0 },
+        ])
+    }
+
+    /// Checks every argument against buffer lengths (in elements) and returns the kernels' form.
+    pub(crate) fn validate(&self, alpha_is_zero: bool, lengths: [usize; 3], mems: [cl_mem; 3]) -> Result<Problem> {
         let required = self.required_lengths(alpha_is_zero)?;
         for ((name, need), have) in ["a buffer", "b buffer", "c buffer"].into_iter().zip(required).zip(lengths) {
             if need > have {
