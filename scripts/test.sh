@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# The test command: installs an OpenCL runtime if none is present, then runs every test
+# (kernels against the f64 reference on the default device, codegen, selector, errors, threads, tuner).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/ensure-opencl.sh
+export FEWFIT_TEST_DEVICE="${FEWFIT_TEST_DEVICE:-require}"
+cargo test --features tune,ndarray --no-fail-fast "$@"
