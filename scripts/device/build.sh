@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# On the dev machine: builds the release example and the test binaries into .device/ (ignored by
+# git) for the device tool to carry to the GPU machine.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+rm -rf .device && mkdir -p .device/tests
+cargo build --release --example ml_shapes
+cp target/release/examples/ml_shapes .device/
+for t in variants errors threads; do
+  bin=$(cargo test --no-run --test "$t" --message-format=json 2>/dev/null | python3 -c "import sys,json
+for l in sys.stdin:
+    m=json.loads(l)
+    if m.get('reason')=='compiler-artifact' and m.get('executable') and m['target']['name']=='$t': print(m['executable'])")
+  cp "$bin" .device/tests/$t
+done
+strip .device/ml_shapes .device/tests/*
+ls -la .device .device/tests
