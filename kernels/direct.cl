@@ -76,14 +76,17 @@ inline void direct_body(const int M, const int N, const int K, const real alpha,
 }
 
 // One entry point per operand layout: am/ak = A contiguous along M/K, bk/bn = B along K/N.
+// Dimension 2 of the launch is the batch: item b reads A, B and C shifted by b * a_bs, b_bs, c_bs.
 {% for a in ["m", "k"] %}{% for b in ["k", "n"] %}
 __kernel __attribute__((reqd_work_group_size(1, WGS, 1)))
 void direct_a{{ a }}_b{{ b }}(const int M, const int N, const int K, const real alpha, const real beta,
                     const __global real* restrict A, const int a_off, const int lda,
                     const __global real* restrict B, const int b_off, const int ldb,
-                    __global real* C, const int c_off, const int c_rs, const int c_cs) {
+                    __global real* C, const int c_off, const int c_rs, const int c_cs,
+                    const int a_bs, const int b_bs, const int c_bs) {
+    const int batch = get_global_id(2);
     __local real partial[OUTS * WGS];
-    direct_body(M, N, K, alpha, beta, A + a_off, lda, {{ a == "m" }}, B + b_off, ldb, {{ b == "n" }},
-                C + c_off, c_rs, c_cs, partial);
+    direct_body(M, N, K, alpha, beta, A + a_off + batch * a_bs, lda, {{ a == "m" }}, B + b_off + batch * b_bs, ldb,
+                {{ b == "n" }}, C + c_off + batch * c_bs, c_rs, c_cs, partial);
 }
 {% endfor %}{% endfor %}

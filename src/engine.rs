@@ -193,9 +193,10 @@ impl CompiledVariant {
             Family::Xgemm => args.int(p.c.col_stride)?,
             Family::Direct => args.int(p.c.row_stride)?.int(p.c.col_stride)?,
         };
+        args.int(p.a.batch_stride)?.int(p.b.batch_stride)?.int(p.c.batch_stride)?;
         let g = &self.geometry;
-        let global = [p.m.div_ceil(g.tile[0]).max(1) * g.local[0], p.n.div_ceil(g.tile[1]).max(1) * g.local[1]];
-        launch(queue, &entry, global, Some(g.local), wait)
+        let global = [p.m.div_ceil(g.tile[0]) * g.local[0], p.n.div_ceil(g.tile[1]) * g.local[1], p.batch];
+        launch(queue, &entry, global, Some([g.local[0], g.local[1], 1]), wait)
     }
 }
 
@@ -230,8 +231,8 @@ impl<'k> KernelArgs<'k> {
 fn launch(
     queue: cl_command_queue,
     kernel: &Kernel,
-    global: [usize; 2],
-    local: Option<[usize; 2]>,
+    global: [usize; 3],
+    local: Option<[usize; 3]>,
     wait: &[cl_event],
 ) -> Result<cl_event> {
     let local_ptr = local.as_ref().map_or(ptr::null(), |l| l.as_ptr());
@@ -241,7 +242,7 @@ fn launch(
         enqueue_nd_range_kernel(
             queue,
             kernel.get(),
-            2,
+            3,
             ptr::null(),
             global.as_ptr(),
             local_ptr,
@@ -414,8 +415,11 @@ impl Engine {
         let kernel = set.scale.lock().expect("kernel lock");
         let mut args = KernelArgs::new(&kernel);
         args.int(problem.m)?.int(problem.n)?.value(beta)?.mem(problem.c.mem)?;
-        args.int(problem.c.offset)?.int(problem.c.row_stride)?.int(problem.c.col_stride)?;
-        let global = [problem.m.div_ceil(16) * 16, problem.n.div_ceil(16) * 16];
-        launch(queue, &kernel, global, Some([16, 16]).filter(|_| self.info.max_work_group_size >= 256), wait)
+        args.int(problem.c.offset)?
+            .int(problem.c.row_stride)?
+            .int(problem.c.col_stride)?
+            .int(problem.c.batch_stride)?;
+        let global = [problem.m.div_ceil(16) * 16, problem.n.div_ceil(16) * 16, problem.batch];
+        launch(queue, &kernel, global, Some([16, 16, 1]).filter(|_| self.info.max_work_group_size >= 256), wait)
     }
 }

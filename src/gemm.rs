@@ -105,6 +105,14 @@ pub struct GemmSpec {
     pub c_offset: usize,
     /// Leading dimension of C.
     pub ldc: usize,
+    /// Number of matrices in a strided batch (1 for a plain GEMM; 0 does nothing).
+    pub batch_count: usize,
+    /// Elements between consecutive A matrices of a batch.
+    pub a_batch_stride: usize,
+    /// Elements between consecutive B matrices of a batch.
+    pub b_batch_stride: usize,
+    /// Elements between consecutive C matrices of a batch (at least C's span, so they do not overlap).
+    pub c_batch_stride: usize,
 }
 
 impl GemmSpec {
@@ -123,6 +131,10 @@ impl GemmSpec {
             ldb: 0,
             c_offset: 0,
             ldc: 0,
+            batch_count: 1,
+            a_batch_stride: 0,
+            b_batch_stride: 0,
+            c_batch_stride: 0,
         };
         spec.lda = spec.a_dims().1.max(1);
         spec.ldb = spec.b_dims().1.max(1);
@@ -144,6 +156,13 @@ impl GemmSpec {
     /// Sets the buffer offsets.
     pub fn with_offsets(mut self, a: usize, b: usize, c: usize) -> GemmSpec {
         (self.a_offset, self.b_offset, self.c_offset) = (a, b, c);
+        self
+    }
+
+    /// Makes a strided batch of `count` GEMMs, item `i` using A, B and C shifted by `i` times the strides.
+    pub fn with_batch(mut self, count: usize, a_stride: usize, b_stride: usize, c_stride: usize) -> GemmSpec {
+        (self.batch_count, self.a_batch_stride, self.b_batch_stride, self.c_batch_stride) =
+            (count, a_stride, b_stride, c_stride);
         self
     }
 
@@ -193,12 +212,39 @@ impl GemmSpec {
                 return Err(invalid(name, ld, &format!("must be at least max(1, {}), the stored line length", dims.1)));
             }
         }
-        let touches_c = self.m > 0 && self.n > 0;
+        if self.batch_count > i32::MAX as usize {
+            return Err(invalid("batch_count", self.batch_count, "exceeds 2^31 - 1, the kernels' index range"));
+        }
+        let touches_c = self.m > 0 && self.n > 0 && self.batch_count > 0;
         let reads_ab = touches_c && self.k > 0 && !alpha_is_zero;
+        let last = self.batch_count.saturating_sub(1);
+        let batched = |name, offset, dims, ld, stride: usize| {
+            let first_offset = stride.checked_mul(last).and_then(|s| s.checked_add(offset));
+            extent(name, first_offset.ok_or_else(|| invalid(name, stride, "batch stride x count overflows"))?, dims, ld)
+        };
+        if touches_c && last > 0 {
+            let span = extent("c_batch_stride", 0, self.c_dims(), self.ldc)?;
+            if self.c_batch_stride < span {
+                let reason = format!("is below C's span of {span} elements, so batch items would overlap");
+                return Err(invalid("c_batch_stride", self.c_batch_stride, &reason));
+            }
+        }
         Ok([
-            if reads_ab { extent("a buffer", self.a_offset, self.a_dims(), self.lda)? } else { 0 },
-            if reads_ab { extent("b buffer", self.b_offset, self.b_dims(), self.ldb)? } else { 0 },
-            if touches_c { extent("c buffer", self.c_offset, self.c_dims(), self.ldc)? } else { 0 },
+            if reads_ab {
+                batched("a buffer", self.a_offset, self.a_dims(), self.lda, self.a_batch_stride)?
+            } else {
+                0
+            },
+            if reads_ab {
+                batched("b buffer", self.b_offset, self.b_dims(), self.ldb, self.b_batch_stride)?
+            } else {
+                0
+            },
+            if touches_c {
+                batched("c buffer", self.c_offset, self.c_dims(), self.ldc, self.c_batch_stride)?
+            } else {
+                0
+            },
         ])
     }
 
@@ -221,22 +267,36 @@ impl GemmSpec {
     fn problem(&self, [a, b, c]: [cl_mem; 3]) -> Problem {
         let a_outer = self.trans_a == Transpose::No; // column-major A: contiguous along M
         let b_outer = self.trans_b == Transpose::Yes; // column-major Bᵀ: contiguous along N
-        let c = MatrixC { mem: c, offset: self.c_offset, row_stride: 1, col_stride: self.ldc };
+        let c = MatrixC {
+            mem: c,
+            offset: self.c_offset,
+            row_stride: 1,
+            col_stride: self.ldc,
+            batch_stride: self.c_batch_stride,
+        };
+        let a = Operand {
+            mem: a,
+            offset: self.a_offset,
+            ld: self.lda,
+            along_outer: a_outer,
+            batch_stride: self.a_batch_stride,
+        };
+        let b = Operand {
+            mem: b,
+            offset: self.b_offset,
+            ld: self.ldb,
+            along_outer: b_outer,
+            batch_stride: self.b_batch_stride,
+        };
         match self.layout {
-            Layout::ColumnMajor => Problem {
-                m: self.m,
-                n: self.n,
-                k: self.k,
-                a: Operand { mem: a, offset: self.a_offset, ld: self.lda, along_outer: a_outer },
-                b: Operand { mem: b, offset: self.b_offset, ld: self.ldb, along_outer: b_outer },
-                c,
-            },
+            Layout::ColumnMajor => Problem { m: self.m, n: self.n, k: self.k, batch: self.batch_count, a, b, c },
             Layout::RowMajor => Problem {
                 m: self.n,
                 n: self.m,
                 k: self.k,
-                a: Operand { mem: b, offset: self.b_offset, ld: self.ldb, along_outer: !b_outer },
-                b: Operand { mem: a, offset: self.a_offset, ld: self.lda, along_outer: !a_outer },
+                batch: self.batch_count,
+                a: Operand { along_outer: !b.along_outer, ..b },
+                b: Operand { along_outer: !a.along_outer, ..a },
                 c,
             },
         }
@@ -268,6 +328,7 @@ pub(crate) struct Operand {
     pub ld: usize,
     /// Contiguous along M (for A) or N (for B); otherwise along K.
     pub along_outer: bool,
+    pub batch_stride: usize,
 }
 
 /// C in the kernels' form: element (i, j) at offset + i * row_stride + j * col_stride.
@@ -277,6 +338,7 @@ pub(crate) struct MatrixC {
     pub offset: usize,
     pub row_stride: usize,
     pub col_stride: usize,
+    pub batch_stride: usize,
 }
 
 /// A checked problem in the kernels' form: C (M x N) = op(A) (M x K) op(B) (K x N).
@@ -285,6 +347,7 @@ pub(crate) struct Problem {
     pub m: usize,
     pub n: usize,
     pub k: usize,
+    pub batch: usize,
     pub a: Operand,
     pub b: Operand,
     pub c: MatrixC,
@@ -297,14 +360,10 @@ impl Problem {
             m: self.n,
             n: self.m,
             k: self.k,
+            batch: self.batch,
             a: self.b,
             b: self.a,
-            c: MatrixC {
-                mem: self.c.mem,
-                offset: self.c.offset,
-                row_stride: self.c.col_stride,
-                col_stride: self.c.row_stride,
-            },
+            c: MatrixC { row_stride: self.c.col_stride, col_stride: self.c.row_stride, ..self.c },
         }
     }
 
@@ -365,7 +424,7 @@ pub unsafe fn enqueue_raw<T: Element>(
             reason: format!("{} has no fp64", engine.info.name),
         });
     }
-    if problem.m == 0 || problem.n == 0 {
+    if problem.m == 0 || problem.n == 0 || problem.batch == 0 {
         let wait_ptr = if wait.is_empty() { ptr::null() } else { wait.as_ptr() };
         return enqueue_marker_with_wait_list(queue, wait.len() as u32, wait_ptr)
             .map_err(cl("clEnqueueMarkerWithWaitList"));

@@ -102,3 +102,17 @@ fn quick_returns_follow_blas() {
     r.unwrap();
     assert_eq!(after, vec![0.0; 12]);
 }
+
+#[test]
+fn overlapping_batch_items_are_rejected() {
+    let Some(device) = device() else { return };
+    let spec = GemmSpec::row_major(4, 5, 6).with_batch(3, 24, 30, 19);
+    let (a, b, c) = (random::<f32>(72, 1), random::<f32>(90, 2), random::<f32>(60, 3));
+    let (result, after) = run_device(device, &spec, 1.0, &a, &b, 0.0, &c);
+    assert_invalid(result, "c_batch_stride");
+    assert_eq!(after, c);
+    let too_short = GemmSpec::row_major(4, 5, 6).with_batch(3, 24, 30, 20);
+    let (result, after) = run_device(device, &too_short, 1.0, &a[..71], &b, 0.0, &c);
+    assert_invalid(result, "a buffer");
+    assert_eq!(after, c);
+}
