@@ -42,12 +42,13 @@ inline void xgemm_body(const int M, const int N, const int K, const real alpha, 
     const int m0 = get_group_id(0) * MWG;
     const int n0 = get_group_id(1) * NWG;
 
-    real acc[MWI][NWI];
+    // Accumulators: for each of the NWI columns, MWI / VWM vectors of VWM rows (SIMD on CPUs).
+    realM acc[MWI / VWM][NWI];
     #pragma unroll
-    for (int mi = 0; mi < MWI; mi++) {
+    for (int mv = 0; mv < MWI / VWM; mv++) {
         #pragma unroll
         for (int ni = 0; ni < NWI; ni++) {
-            acc[mi][ni] = ZERO;
+            acc[mv][ni] = (realM)(ZERO);
         }
     }
 
@@ -61,17 +62,24 @@ inline void xgemm_body(const int M, const int N, const int K, const real alpha, 
             #pragma unroll
             for (int ki = 0; ki < KWI; ki++) {
                 const int kk = kw + ki;
-                real ap[MWI];
+                realM av[MWI / VWM];
                 real bp[NWI];
 {% if SA == 1 %}                #pragma unroll
                 for (int mv = 0; mv < MWI / VWM; mv++) {
-                    const realM v = VLOADM(alm + kk * MWG + ROW_OF(tm, mv * VWM));
-                    UNPACKM(ap, mv * VWM, v)
+                    av[mv] = VLOADM(alm + kk * MWG + ROW_OF(tm, mv * VWM));
                 }
-{% else %}                #pragma unroll
-                for (int mi = 0; mi < MWI; mi++) {
-                    const int i = m0 + ROW_OF(tm, mi), p = k0 + kk;
-                    ap[mi] = (i < M && p < K) ? A_AT(i, p) : ZERO;
+{% else %}                const int p = k0 + kk;
+                #pragma unroll
+                for (int mv = 0; mv < MWI / VWM; mv++) {
+                    const int i0 = m0 + ROW_OF(tm, mv * VWM);
+                    if (a_along_m && i0 + VWM <= M && p < K) {
+                        av[mv] = VLOADM(A + i0 + p * lda);
+                    } else {
+                        real* e = (real*)&av[mv];
+                        for (int v = 0; v < VWM; v++) {
+                            e[v] = (i0 + v < M && p < K) ? A_AT(i0 + v, p) : ZERO;
+                        }
+                    }
                 }
 {% endif %}{% if SB == 1 %}                #pragma unroll
                 for (int nv = 0; nv < NWI / VWN; nv++) {
@@ -84,10 +92,10 @@ inline void xgemm_body(const int M, const int N, const int K, const real alpha, 
                     bp[ni] = (j < N && p < K) ? B_AT(p, j) : ZERO;
                 }
 {% endif %}                #pragma unroll
-                for (int mi = 0; mi < MWI; mi++) {
+                for (int mv = 0; mv < MWI / VWM; mv++) {
                     #pragma unroll
                     for (int ni = 0; ni < NWI; ni++) {
-                        acc[mi][ni] = fma(ap[mi], bp[ni], acc[mi][ni]);
+                        acc[mv][ni] = fma(av[mv], (realM)(bp[ni]), acc[mv][ni]);
                     }
                 }
             }
@@ -95,15 +103,22 @@ inline void xgemm_body(const int M, const int N, const int K, const real alpha, 
 {% if SA == 1 or SB == 1 %}        barrier(CLK_LOCAL_MEM_FENCE);
 {% endif %}    }
 
+    // C = alpha * acc + beta * C (C is not read when beta = 0), a vector at a time inside C.
     #pragma unroll
     for (int ni = 0; ni < NWI; ni++) {
         const int j = n0 + COL_OF(tn, ni);
         #pragma unroll
-        for (int mi = 0; mi < MWI; mi++) {
-            const int i = m0 + ROW_OF(tm, mi);
-            if (i < M && j < N) {
-                __global real* c = C + i + j * ldc;
-                *c = (beta == ZERO) ? alpha * acc[mi][ni] : fma(alpha, acc[mi][ni], beta * *c);
+        for (int mv = 0; mv < MWI / VWM; mv++) {
+            const int i0 = m0 + ROW_OF(tm, mv * VWM);
+            __global real* c = C + i0 + j * ldc;
+            if (j < N && i0 + VWM <= M) {
+                const realM r = alpha * acc[mv][ni];
+                VSTOREM((beta == ZERO) ? r : fma((realM)(beta), VLOADM(c), r), c);
+            } else if (j < N) {
+                const real* e = (const real*)&acc[mv][ni];
+                for (int v = 0; v < VWM && i0 + v < M; v++) {
+                    c[v] = (beta == ZERO) ? alpha * e[v] : fma(alpha, e[v], beta * c[v]);
+                }
             }
         }
     }

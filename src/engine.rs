@@ -21,7 +21,7 @@ use crate::codegen::render::{kernel_name, render};
 use crate::codegen::{Family, Geometry, Orientation, Variant};
 use crate::device::DeviceInfo;
 use crate::error::{cl, Error, Result};
-use crate::gemm::{Element, Precision, Problem};
+use crate::gemm::{mem_len, Element, Precision, Problem};
 use crate::selection::{VariantId, HELPERS_SOURCE, VARIANTS};
 
 static PROGRAMS_COMPILED: AtomicU64 = AtomicU64::new(0);
@@ -168,6 +168,34 @@ impl CompiledVariant {
     /// The variant id.
     pub fn id(&self) -> &str {
         &self.id
+    }
+
+    /// Checks a GEMM's arguments and enqueues it on this variant (the tuner's way to time any
+    /// variant of the space); the queue must belong to the engine's context and device.
+    #[allow(clippy::too_many_arguments)]
+    pub fn enqueue_gemm<T: Element>(
+        &self,
+        queue: &opencl3::command_queue::CommandQueue,
+        spec: &crate::GemmSpec,
+        alpha: T,
+        a: &opencl3::memory::Buffer<T>,
+        b: &opencl3::memory::Buffer<T>,
+        beta: T,
+        c: &mut opencl3::memory::Buffer<T>,
+        wait: &[cl_event],
+    ) -> Result<opencl3::event::Event> {
+        use opencl3::memory::ClMem;
+        let lengths = [mem_len::<T>(a.get())?, mem_len::<T>(b.get())?, mem_len::<T>(c.get())?];
+        let problem = spec.validate(alpha == T::ZERO, lengths, [a.get(), b.get(), c.get()])?;
+        if problem.m == 0 || problem.n == 0 || problem.batch == 0 || problem.k == 0 || alpha == T::ZERO {
+            return Err(Error::InvalidArgument {
+                name: "spec",
+                value: format!("{spec:?}"),
+                reason: "a variant runs only a non-empty product with alpha != 0".into(),
+            });
+        }
+        let event = self.enqueue(queue.get(), &problem, alpha, beta, wait)?;
+        Ok(opencl3::event::Event::new(event))
     }
 
     /// Launches the variant on a problem already checked by `gemm::validate`.

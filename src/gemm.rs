@@ -383,7 +383,8 @@ pub enum Selection {
     Forced(VariantId),
 }
 
-fn mem_len<T: Element>(mem: cl_mem) -> Result<usize> {
+/// Length in elements of T of a buffer.
+pub(crate) fn mem_len<T: Element>(mem: cl_mem) -> Result<usize> {
     let bytes: usize = get_mem_object_info(mem, CL_MEM_SIZE).map_err(cl("clGetMemObjectInfo"))?.into();
     Ok(bytes / std::mem::size_of::<T>())
 }

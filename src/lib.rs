@@ -16,6 +16,7 @@ pub mod selection;
 #[cfg(feature = "tune")]
 pub mod tuner;
 
+
 pub use device::{choose_device, list_devices, DefaultDevice, DeviceClass, DeviceInfo};
 pub use engine::{build_stats, BuildStats, CompiledVariant, Engine};
 pub use error::{Error, Result};

@@ -1,0 +1,7 @@
+//! The offline tuner (cargo feature `tune`): sweep variants over shapes on a device, merge and
+//! import datasets, select a small set of variants, train selector trees, evaluate them.
+
+pub mod dataset;
+pub mod error;
+
+pub use error::{Error, Result};
