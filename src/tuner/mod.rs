@@ -3,5 +3,8 @@
 
 pub mod dataset;
 pub mod error;
+pub mod import;
+pub mod space;
+pub mod sweep;
 
 pub use error::{Error, Result};

@@ -1,0 +1,178 @@
+//! The variant space a sweep draws from (`variants/space.json`): per kernel family, the values each
+//! parameter may take. The space is the product of those lists, filtered by the family's
+//! constraints and by a device's limits.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use serde::Deserialize;
+
+use super::error::{Error, Result};
+use crate::codegen::{Family, Variant};
+
+/// `variants/space.json`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Space {
+    /// What the space is for.
+    #[serde(default)]
+    pub comment: String,
+    /// Per family name, per parameter, the values to try.
+    pub families: BTreeMap<String, BTreeMap<String, Vec<u32>>>,
+}
+
+/// A device's limits that rule variants out before any compile.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Largest work-group size.
+    pub max_work_group_size: usize,
+    /// Local memory per work-group, in bytes.
+    pub local_mem_bytes: usize,
+    /// Bytes per element (4 for f32).
+    pub elem_bytes: usize,
+}
+
+impl Space {
+    /// Reads and checks a space file: every family known, every parameter of each family listed
+    /// with values its template supports.
+    pub fn load(path: &Path) -> Result<Space> {
+        let text = std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.into(), source })?;
+        let space: Space =
+            serde_json::from_str(&text).map_err(|e| Error::Parse { path: path.into(), reason: e.to_string() })?;
+        for (name, params) in &space.families {
+            let family = family_named(name)
+                .ok_or_else(|| Error::Parse { path: path.into(), reason: format!("families.{name}: unknown family") })?;
+            for spec in family.params() {
+                let values = params.get(spec.name).ok_or_else(|| Error::Parse {
+                    path: path.into(),
+                    reason: format!("families.{name}.{}: missing", spec.name),
+                })?;
+                if values.is_empty() {
+                    return Err(Error::Parse {
+                        path: path.into(),
+                        reason: format!("families.{name}.{}: no values", spec.name),
+                    });
+                }
+                if let Some(v) = values.iter().find(|v| !spec.allowed.contains(v)) {
+                    return Err(Error::Parse {
+                        path: path.into(),
+                        reason: format!("families.{name}.{}: {v} is not one of {:?}", spec.name, spec.allowed),
+                    });
+                }
+            }
+            if let Some(extra) = params.keys().find(|k| !family.params().iter().any(|s| s.name == k.as_str())) {
+                return Err(Error::Parse {
+                    path: path.into(),
+                    reason: format!("families.{name}.{extra}: unknown parameter"),
+                });
+            }
+        }
+        Ok(space)
+    }
+
+    /// Every variant of the space that satisfies its family's constraints and fits the limits,
+    /// in a stable order (families by name, then parameter values in order).
+    pub fn variants(&self, limits: &Limits) -> Vec<Variant> {
+        let mut out = Vec::new();
+        for (name, params) in &self.families {
+            let Some(family) = family_named(name) else { continue };
+            let names: Vec<&str> = family.params().iter().map(|s| s.name).collect();
+            let lists: Vec<&Vec<u32>> = names.iter().map(|n| &params[*n]).collect();
+            let mut index = vec![0usize; names.len()];
+            'product: loop {
+                let variant = Variant {
+                    family,
+                    params: names.iter().zip(&index).zip(&lists).map(|((n, &i), l)| (n.to_string(), l[i])).collect(),
+                };
+                if variant.validate().is_ok() && fits(&variant, limits) {
+                    out.push(variant);
+                }
+                for d in (0..index.len()).rev() {
+                    index[d] += 1;
+                    if index[d] < lists[d].len() {
+                        continue 'product;
+                    }
+                    index[d] = 0;
+                }
+                break;
+            }
+        }
+        out
+    }
+}
+
+/// Whether a variant fits a device's work-group and local-memory limits.
+pub fn fits(variant: &Variant, limits: &Limits) -> bool {
+    variant.work_group_size() <= limits.max_work_group_size
+        && variant.local_mem_bytes(limits.elem_bytes) <= limits.local_mem_bytes
+}
+
+fn family_named(name: &str) -> Option<Family> {
+    Family::ALL.into_iter().find(|f| f.name() == name)
+}
+
+/// A deterministic sample of at most `count` variants (all of them if fewer), keeping each family's
+/// share of the space, in the input order. The same seed and space give the same sample.
+pub fn sample(variants: &[Variant], count: usize, seed: u64) -> Vec<Variant> {
+    if count >= variants.len() {
+        return variants.to_vec();
+    }
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    let mut chosen: Vec<usize> = Vec::new();
+    for family in Family::ALL {
+        let members: Vec<usize> = (0..variants.len()).filter(|&i| variants[i].family == family).collect();
+        let share = (members.len() * count).div_ceil(variants.len()).min(members.len());
+        chosen.extend(members.choose_multiple(&mut rng, share));
+    }
+    chosen.sort_unstable();
+    chosen.truncate(count);
+    chosen.into_iter().map(|i| variants[i].clone()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn space_file() -> std::path::PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("variants/space.json")
+    }
+
+    const GPU: Limits = Limits { max_work_group_size: 1024, local_mem_bytes: 49152, elem_bytes: 4 };
+    const TINY: Limits = Limits { max_work_group_size: 64, local_mem_bytes: 4096, elem_bytes: 4 };
+
+    #[test]
+    fn shipped_space_loads_and_enumerates_valid_variants() {
+        let space = Space::load(&space_file()).unwrap();
+        let all = space.variants(&GPU);
+        assert!(all.len() > 100, "{}", all.len());
+        assert!(all.iter().all(|v| v.validate().is_ok() && fits(v, &GPU)));
+        let small = space.variants(&TINY);
+        assert!(small.len() < all.len());
+        assert!(small.iter().all(|v| v.work_group_size() <= 64 && v.local_mem_bytes(4) <= 4096));
+    }
+
+    #[test]
+    fn sample_is_deterministic_and_keeps_families() {
+        let all = Space::load(&space_file()).unwrap().variants(&GPU);
+        let a = sample(&all, 50, 7);
+        assert_eq!(a, sample(&all, 50, 7));
+        assert_ne!(a, sample(&all, 50, 8));
+        assert!(a.len() <= 50);
+        for f in Family::ALL {
+            assert!(a.iter().any(|v| v.family == f), "{f}");
+        }
+    }
+
+    #[test]
+    fn bad_space_files_name_the_field() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("space.json");
+        std::fs::write(&path, r#"{"families": {"direct": {"WPTM": [1], "WPTN": [1], "NDIMD": [32]}}}"#).unwrap();
+        let err = Space::load(&path).unwrap_err().to_string();
+        assert!(err.contains("families.direct.KDIMD: missing"), "{err}");
+        std::fs::write(&path, r#"{"families": {"nope": {}}}"#).unwrap();
+        assert!(Space::load(&path).unwrap_err().to_string().contains("unknown family"));
+    }
+}

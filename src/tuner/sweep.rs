@@ -1,0 +1,494 @@
+//! The sweep: compile each variant of a space once on a device, check it against an f64 reference,
+//! then time it on every shape, appending one record per (variant, shape) as it goes. A sweep that
+//! is stopped (Ctrl-C, crash, time budget) resumes where it stopped: what is in the output file is
+//! never measured again, and a half-written last line is cut off before appending.
+
+use std::collections::HashSet;
+use std::fs::OpenOptions;
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use opencl3::command_queue::CommandQueue;
+use opencl3::memory::{Buffer, CL_MEM_READ_WRITE};
+use opencl3::types::CL_BLOCKING;
+use rand::{Rng, SeedableRng};
+use sha2::{Digest, Sha256};
+
+use super::dataset::{Config, Dataset, DeviceRecord, Record, RecordKey, Shape, Times};
+use super::error::{Error, Result};
+use crate::codegen::Variant;
+use crate::{CompiledVariant, DefaultDevice, Element, Engine, GemmSpec, Precision};
+
+/// Reads a shapes file: one `M N K` per line (row-major C = A·B with C m×n), `#` starts a comment.
+pub fn read_shapes(path: &Path) -> Result<Vec<Shape>> {
+    let text = std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.into(), source })?;
+    let mut shapes = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let dims: Vec<u64> = line.split_whitespace().filter_map(|w| w.parse().ok()).collect();
+        match dims[..] {
+            [m, n, k] if m > 0 && n > 0 && k > 0 && line.split_whitespace().count() == 3 => {
+                let shape = Shape { m, n, k };
+                if !shapes.contains(&shape) {
+                    shapes.push(shape);
+                }
+            }
+            _ => {
+                return Err(Error::Parse {
+                    path: path.into(),
+                    reason: format!("line {}: expected three positive integers `M N K`, got `{line}`", i + 1),
+                })
+            }
+        }
+    }
+    if shapes.is_empty() {
+        return Err(Error::Parse { path: path.into(), reason: "no shapes".into() });
+    }
+    Ok(shapes)
+}
+
+/// Which part of the work one machine takes: shard `index` of `count` (0-based).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    /// This shard, below `count`.
+    pub index: u64,
+    /// The number of shards.
+    pub count: u64,
+}
+
+impl Shard {
+    /// The whole sweep.
+    pub const ALL: Shard = Shard { index: 0, count: 1 };
+
+    /// Parses `I/N` (e.g. `0/4`).
+    pub fn parse(text: &str) -> Result<Shard> {
+        let bad = || Error::Invalid(format!("shard `{text}`: expected I/N with 0 <= I < N"));
+        let (i, n) = text.split_once('/').ok_or_else(bad)?;
+        let (index, count) = (i.trim().parse::<u64>().map_err(|_| bad())?, n.trim().parse::<u64>().map_err(|_| bad())?);
+        if count == 0 || index >= count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+
+    /// Whether a variant's (variant, shape) pairs belong to this shard. Pairs are split by variant,
+    /// so no two shards compile the same variant; the split depends only on the variant's id.
+    pub fn owns(&self, variant: &Variant) -> bool {
+        let digest = Sha256::digest(variant.id().as_bytes());
+        let h = u64::from_le_bytes(digest[..8].try_into().expect("8 bytes"));
+        h % self.count == self.index
+    }
+}
+
+/// How a sweep times each pair.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// Untimed runs before timing.
+    pub warmup: u32,
+    /// Timed runs per pair, at most.
+    pub repeats: u32,
+    /// Stop repeating a pair once its timed runs add up to this much (but run at least 3).
+    pub pair_budget: Duration,
+    /// A pair whose first timed run is over this many times the best time seen for its shape is
+    /// recorded after that one run (a variant far off the best is not worth more repeats).
+    pub abandon_factor: f64,
+    /// Stop the sweep (cleanly, resumable) after this long.
+    pub budget: Option<Duration>,
+    /// Variants compiled at once (the device compiler runs on the host's cores).
+    pub build_threads: usize,
+    /// Show a progress bar.
+    pub progress: bool,
+}
+
+impl Default for Plan {
+    fn default() -> Plan {
+        Plan {
+            warmup: 2,
+            repeats: 20,
+            pair_budget: Duration::from_millis(250),
+            abandon_factor: 4.0,
+            budget: None,
+            build_threads: std::thread::available_parallelism().map_or(2, |n| n.get()).min(16),
+            progress: true,
+        }
+    }
+}
+
+/// What a sweep did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Pairs already in the output file, not measured again.
+    pub resumed: usize,
+    /// Pairs measured now.
+    pub measured: usize,
+    /// Of those, pairs recorded invalid (build, reference check or launch failed).
+    pub invalid: usize,
+    /// Pairs left unmeasured because the time budget ran out.
+    pub left: usize,
+}
+
+/// The conversions a sweep needs between an element type and f64.
+pub trait SweepElement: Element {
+    /// From f64, rounding.
+    fn from_f64(x: f64) -> Self;
+    /// To f64, exactly.
+    fn to_f64(self) -> f64;
+    /// Machine epsilon.
+    const EPSILON: f64;
+}
+
+impl SweepElement for f32 {
+    fn from_f64(x: f64) -> Self {
+        x as f32
+    }
+    fn to_f64(self) -> f64 {
+        f64::from(self)
+    }
+    const EPSILON: f64 = f32::EPSILON as f64;
+}
+
+impl SweepElement for f64 {
+    fn from_f64(x: f64) -> Self {
+        x
+    }
+    fn to_f64(self) -> f64 {
+        self
+    }
+    const EPSILON: f64 = f64::EPSILON;
+}
+
+/// The record of a device.
+pub fn device_record(device: &DefaultDevice) -> DeviceRecord {
+    DeviceRecord {
+        name: device.info.name.clone(),
+        vendor: device.info.vendor.clone(),
+        driver: device.info.driver.clone(),
+        class: device.info.class.name().to_string(),
+    }
+}
+
+/// Sweeps `variants` × `shapes` of one precision on a device, appending to `out`.
+pub fn sweep<T: SweepElement>(
+    device: &DefaultDevice,
+    variants: &[Variant],
+    shapes: &[Shape],
+    out: &Path,
+    shard: Shard,
+    plan: &Plan,
+) -> Result<Summary> {
+    let start = Instant::now();
+    let precision = match T::PRECISION {
+        Precision::F32 => "f32",
+        Precision::F64 => "f64",
+    };
+    let dev = device_record(device);
+    let existing = load_existing(out)?;
+    let done: HashSet<RecordKey> = existing.records.iter().map(Record::key).collect();
+    let mut best: Vec<f64> = shapes
+        .iter()
+        .map(|s| {
+            existing
+                .records
+                .iter()
+                .filter(|r| r.device == dev && r.shape() == *s && r.precision == precision)
+                .filter_map(Record::median_ms)
+                .fold(f64::INFINITY, f64::min)
+        })
+        .collect();
+    let key = |v: &Variant, s: &Shape| RecordKey {
+        device: dev.clone(),
+        shape: *s,
+        precision: precision.to_string(),
+        variant: Config::of(v),
+    };
+    let mine: Vec<&Variant> = variants.iter().filter(|v| shard.owns(v)).collect();
+    let mut summary = Summary::default();
+    let mut todo: Vec<(&Variant, Vec<usize>)> = Vec::new();
+    for v in mine {
+        let left: Vec<usize> = (0..shapes.len()).filter(|&i| !done.contains(&key(v, &shapes[i]))).collect();
+        summary.resumed += shapes.len() - left.len();
+        if !left.is_empty() {
+            todo.push((v, left));
+        }
+    }
+    let total: usize = todo.iter().map(|(_, s)| s.len()).sum();
+    let bar = progress_bar(plan.progress, total as u64);
+    bar.set_message(format!("{} on {}", precision, dev.name));
+
+    let engine = Engine::for_queue(device.queue.get())?;
+    let mut writer = Appender::open(out)?;
+    let mut buffers = Operands::<T>::new(device, shapes)?;
+    let step = plan.build_threads.max(1);
+    for (c, chunk) in todo.chunks(step).enumerate() {
+        if plan.budget.is_some_and(|b| start.elapsed() >= b) {
+            summary.left = todo[c * step..].iter().map(|t| t.1.len()).sum();
+            break;
+        }
+        let built = build_all::<T>(&engine, chunk.iter().map(|c| c.0));
+        for ((variant, left), build) in chunk.iter().zip(built) {
+            let checked = build.and_then(|compiled| check::<T>(device, &compiled).map(|_| compiled));
+            for &s in left {
+                let shape = &shapes[s];
+                let (times, error) = match &checked {
+                    Err(e) => (None, Some(e.to_string())),
+                    Ok(compiled) => match time_pair(device, compiled, &mut buffers, shape, plan, best[s]) {
+                        Ok(t) => (Some(t), None),
+                        Err(e) => (None, Some(e.to_string())),
+                    },
+                };
+                if let Some(t) = times {
+                    best[s] = best[s].min(t.median_ms);
+                } else {
+                    summary.invalid += 1;
+                }
+                let record = Record {
+                    device: dev.clone(),
+                    m: shape.m,
+                    n: shape.n,
+                    k: shape.k,
+                    precision: precision.to_string(),
+                    variant: Config::of(variant),
+                    valid: times.is_some(),
+                    times,
+                    error,
+                };
+                writer.append(&record)?;
+                summary.measured += 1;
+                bar.inc(1);
+            }
+        }
+    }
+    bar.finish_and_clear();
+    Ok(summary)
+}
+
+fn load_existing(out: &Path) -> Result<Dataset> {
+    if !out.exists() {
+        return Ok(Dataset::default());
+    }
+    truncate_partial_line(out)?;
+    Ok(Dataset::load(&[out.to_path_buf()])?.0)
+}
+
+/// Cuts a half-written last line (no final newline) left by a killed sweep.
+fn truncate_partial_line(path: &Path) -> Result<()> {
+    let io = |source| Error::Io { path: path.into(), source };
+    let mut file = OpenOptions::new().read(true).write(true).open(path).map_err(io)?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes).map_err(io)?;
+    if bytes.last().is_some_and(|&b| b != b'\n') {
+        let keep = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        file.set_len(keep as u64).map_err(io)?;
+    }
+    Ok(())
+}
+
+/// Appends records to a JSON Lines file, each flushed whole before the next is measured.
+struct Appender {
+    path: PathBuf,
+    file: std::fs::File,
+}
+
+impl Appender {
+    fn open(path: &Path) -> Result<Appender> {
+        let io = |source| Error::Io { path: path.into(), source };
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(io)?;
+        }
+        let mut file = OpenOptions::new().create(true).append(true).open(path).map_err(io)?;
+        file.seek(SeekFrom::End(0)).map_err(io)?;
+        Ok(Appender { path: path.into(), file })
+    }
+
+    fn append(&mut self, record: &Record) -> Result<()> {
+        let mut line = serde_json::to_string(record).expect("records serialise");
+        line.push('\n');
+        self.file.write_all(line.as_bytes()).and_then(|_| self.file.flush()).map_err(|source| Error::Io {
+            path: self.path.clone(),
+            source,
+        })
+    }
+}
+
+fn progress_bar(show: bool, total: u64) -> indicatif::ProgressBar {
+    if !show {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::new(total);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{msg} [{elapsed_precise}] {bar:40} {pos}/{len} pairs, ETA {eta}")
+            .expect("valid template"),
+    );
+    bar
+}
+
+/// Builds variants in parallel threads (the OpenCL compiler is the slow part).
+fn build_all<'v, T: SweepElement>(
+    engine: &Arc<Engine>,
+    variants: impl Iterator<Item = &'v Variant>,
+) -> Vec<Result<CompiledVariant>> {
+    let variants: Vec<&Variant> = variants.collect();
+    std::thread::scope(|s| {
+        let handles: Vec<_> = variants
+            .iter()
+            .map(|v| s.spawn(move || CompiledVariant::build(engine, v, T::PRECISION).map_err(Error::from)))
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(Error::Invalid("build thread panicked".into())))).collect()
+    })
+}
+
+fn random<T: SweepElement>(len: usize, seed: u64) -> Vec<T> {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    (0..len).map(|_| T::from_f64(rng.gen_range(-1.0..1.0))).collect()
+}
+
+fn device_buffer<T: Element>(device: &DefaultDevice, data: &[T]) -> Result<Buffer<T>> {
+    let cl = |e: opencl3::error_codes::ClError| Error::Runtime(crate::Error::OpenCl { call: "buffer", code: e.0 });
+    // SAFETY: a fresh buffer of `data.len()` elements, written before use.
+    let mut buf =
+        unsafe { Buffer::<T>::create(&device.context, CL_MEM_READ_WRITE, data.len().max(1), std::ptr::null_mut()) }
+            .map_err(cl)?;
+    // SAFETY: a blocking write of exactly the buffer's length.
+    unsafe { device.queue.enqueue_write_buffer(&mut buf, CL_BLOCKING, 0, data, &[]) }.map_err(cl)?;
+    Ok(buf)
+}
+
+fn read_buffer<T: Element>(queue: &CommandQueue, buf: &Buffer<T>, len: usize) -> Result<Vec<T>> {
+    let mut out = vec![T::default(); len];
+    // SAFETY: a blocking read of `len` elements from a buffer at least that long.
+    unsafe { queue.enqueue_read_buffer(buf, CL_BLOCKING, 0, &mut out, &[]) }
+        .map_err(|e| Error::Runtime(crate::Error::OpenCl { call: "clEnqueueReadBuffer", code: e.0 }))?;
+    Ok(out)
+}
+
+/// Device buffers large enough for every shape (random A and B, C overwritten with beta = 0).
+struct Operands<T: Element> {
+    a: Buffer<T>,
+    b: Buffer<T>,
+    c: Buffer<T>,
+}
+
+impl<T: SweepElement> Operands<T> {
+    fn new(device: &DefaultDevice, shapes: &[Shape]) -> Result<Operands<T>> {
+        let max = |f: fn(&Shape) -> u64| shapes.iter().map(f).max().unwrap_or(1) as usize;
+        Ok(Operands {
+            a: device_buffer(device, &random::<T>(max(|s| s.m * s.k), 1))?,
+            b: device_buffer(device, &random::<T>(max(|s| s.k * s.n), 2))?,
+            c: device_buffer(device, &vec![T::ZERO; max(|s| s.m * s.n)])?,
+        })
+    }
+}
+
+/// The shapes every variant must compute right before it is timed: edges of every tile size.
+const CHECK_SHAPES: [(usize, usize, usize); 3] = [(67, 45, 33), (1, 131, 70), (130, 3, 257)];
+
+/// Runs a variant on small row-major problems with NaN-poisoned C and compares with an f64 reference.
+fn check<T: SweepElement>(device: &DefaultDevice, variant: &CompiledVariant) -> Result<()> {
+    for (m, n, k) in CHECK_SHAPES {
+        let a = random::<T>(m * k, 11);
+        let b = random::<T>(k * n, 12);
+        let (da, db) = (device_buffer(device, &a)?, device_buffer(device, &b)?);
+        let mut dc = device_buffer(device, &vec![T::from_f64(f64::NAN); m * n])?;
+        let spec = GemmSpec::row_major(m, n, k);
+        variant.enqueue_gemm(&device.queue, &spec, T::from_f64(1.0), &da, &db, T::ZERO, &mut dc, &[])?.wait().ok();
+        let c = read_buffer(&device.queue, &dc, m * n)?;
+        for i in 0..m {
+            for j in 0..n {
+                let (mut sum, mut mag) = (0.0, 0.0);
+                for p in 0..k {
+                    let prod = a[i * k + p].to_f64() * b[p * n + j].to_f64();
+                    sum += prod;
+                    mag += prod.abs();
+                }
+                let got = c[i * n + j].to_f64();
+                if !((got - sum).abs() <= 4.0 * (k as f64 + 2.0) * T::EPSILON * mag) {
+                    return Err(Error::Invalid(format!(
+                        "wrong result: C[{i}][{j}] = {got}, expected {sum} on {m}x{n}x{k}"
+                    )));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Times one pair: warm-up, then repeats of device (profiling event) time, in ms.
+fn time_pair<T: SweepElement>(
+    device: &DefaultDevice,
+    variant: &CompiledVariant,
+    ops: &mut Operands<T>,
+    shape: &Shape,
+    plan: &Plan,
+    best_ms: f64,
+) -> Result<Times> {
+    let spec = GemmSpec::row_major(shape.m as usize, shape.n as usize, shape.k as usize);
+    let mut run = || -> Result<f64> {
+        let event = variant.enqueue_gemm(&device.queue, &spec, T::from_f64(1.0), &ops.a, &ops.b, T::ZERO, &mut ops.c, &[])?;
+        let cl = |e: opencl3::error_codes::ClError| Error::Runtime(crate::Error::OpenCl { call: "event", code: e.0 });
+        event.wait().map_err(cl)?;
+        let start = event.profiling_command_start().map_err(cl)?;
+        let end = event.profiling_command_end().map_err(cl)?;
+        Ok(end.saturating_sub(start) as f64 / 1e6)
+    };
+    for _ in 0..plan.warmup {
+        run()?;
+    }
+    let mut samples = vec![run()?];
+    let abandon = samples[0] > plan.abandon_factor * best_ms;
+    let mut spent = samples[0];
+    while !abandon && samples.len() < plan.repeats as usize && (samples.len() < 3 || spent < plan.pair_budget.as_secs_f64() * 1e3) {
+        let t = run()?;
+        spent += t;
+        samples.push(t);
+    }
+    samples.sort_by(f64::total_cmp);
+    let min_ms = samples[0].max(1e-6);
+    let median_ms = samples[samples.len() / 2].max(1e-6);
+    Ok(Times { min_ms, median_ms, repeats: samples.len() as u32 })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards_partition_variants() {
+        let variants: Vec<Variant> = (1..=64u32)
+            .map(|w| Variant::new(crate::codegen::Family::Direct, &[("WPTM", w), ("WPTN", 1), ("NDIMD", 8), ("KDIMD", 4)]))
+            .collect();
+        let shards: Vec<Shard> = (0..3).map(|i| Shard { index: i, count: 3 }).collect();
+        for v in &variants {
+            assert_eq!(shards.iter().filter(|s| s.owns(v)).count(), 1);
+        }
+        assert!(shards.iter().all(|s| variants.iter().any(|v| s.owns(v))));
+        assert_eq!(Shard::parse("1/3").unwrap(), shards[1]);
+        assert!(Shard::parse("3/3").is_err() && Shard::parse("x").is_err() && Shard::parse("0/0").is_err());
+    }
+
+    #[test]
+    fn shapes_file_is_checked() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.txt");
+        std::fs::write(&path, "# comment\n1 4096 4096\n\n64 64 64 # square\n1 4096 4096\n").unwrap();
+        let shapes = read_shapes(&path).unwrap();
+        assert_eq!(shapes, vec![Shape { m: 1, n: 4096, k: 4096 }, Shape { m: 64, n: 64, k: 64 }]);
+        std::fs::write(&path, "1 2\n").unwrap();
+        assert!(read_shapes(&path).unwrap_err().to_string().contains("line 1"));
+        std::fs::write(&path, "0 2 3\n").unwrap();
+        assert!(read_shapes(&path).is_err());
+    }
+
+    #[test]
+    fn partial_last_line_is_cut() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("d.jsonl");
+        std::fs::write(&path, "{\"a\":1}\n{\"b\":").unwrap();
+        truncate_partial_line(&path).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{\"a\":1}\n");
+    }
+}
