@@ -3,5 +3,6 @@
 
 pub mod dataset;
 pub mod error;
+pub mod select;
 
 pub use error::{Error, Result};
