@@ -4,5 +4,6 @@
 pub mod dataset;
 pub mod error;
 pub mod select;
+pub mod train;
 
 pub use error::{Error, Result};
