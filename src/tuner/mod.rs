@@ -3,6 +3,7 @@
 
 pub mod dataset;
 pub mod error;
+pub mod evaluate;
 pub mod select;
 pub mod train;
 
