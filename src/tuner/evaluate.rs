@@ -231,3 +231,66 @@ pub fn plot_cdf(path: &Path, series: &[(String, Vec<f64>)]) -> Result<()> {
         .map_err(|e| plot_error(&e))?;
     root.present().map_err(|e| plot_error(&e))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tuner::select::tests::toy;
+
+    const INF: f64 = f64::INFINITY;
+
+    fn case() -> (Matrix, Shipped) {
+        let t = vec![vec![1.0, 2.0, 4.0], vec![3.0, 1.5, 1.0], vec![INF, 1.0, 2.0], vec![2.0, 4.0, 1.0]];
+        let m = toy(&[("x", "cpu"), ("y", "gpu")], &[(0, 8, 8, 8), (0, 8, 8, 1000), (1, 8, 8, 8), (1, 8, 8, 1000)], t);
+        let ids: Vec<String> = m.configs.iter().map(|c| c.id()).collect();
+        let parse = |text: String| Tree::parse(Path::new("t.json"), &text, &ids).unwrap();
+        let cpu = parse(format!(
+            r#"{{ "class": "cpu", "root": {{ "feature": "k", "threshold": 100, "le": {{ "variant": "{}" }}, "gt": {{ "variant": "{}" }} }} }}"#,
+            ids[0], ids[1]
+        ));
+        let default = parse(format!(r#"{{ "class": "default", "root": {{ "variant": "{}" }} }}"#, ids[0]));
+        (m, Shipped { configs: ids[..2].to_vec(), trees: vec![cpu, default] })
+    }
+
+    #[test]
+    fn numbers_by_hand() {
+        let (m, shipped) = case();
+        let e = evaluate(&m, None, &shipped).unwrap();
+        let slow: Vec<Option<f64>> = e.outcomes.iter().map(|o| o.slowdown).collect();
+        assert_eq!(slow, vec![Some(1.0), Some(1.5), None, Some(2.0)]);
+        let best: Vec<Option<f64>> = e.outcomes.iter().map(|o| o.best_in_set).collect();
+        assert_eq!(best, vec![Some(1.0), Some(1.5), Some(1.0), Some(2.0)]);
+        assert_eq!((e.tree.problems, e.tree.failed, e.tree.worst), (4, 1, Some((3, 2.0))));
+        assert!((e.tree.geomean - 3f64.powf(1.0 / 3.0)).abs() < 1e-12);
+        assert!((e.best_in_set.geomean - 3f64.powf(0.25)).abs() < 1e-12);
+        let x = &e.devices[0];
+        assert!((x.geomean - 1.5f64.sqrt()).abs() < 1e-12);
+        assert_eq!(x.worst, Some((Shape { m: 8, n: 8, k: 1000 }, 1.5)));
+        let y = &e.devices[1];
+        assert_eq!((y.failed, y.geomean), (1, 2.0));
+        assert!((y.best_in_set_geomean - 2f64.sqrt()).abs() < 1e-12);
+        assert_eq!(e.slowdowns()[2], INF);
+        assert!(e.describe(&m).contains("1 failed"));
+    }
+
+    #[test]
+    fn a_class_without_a_tree_is_an_error() {
+        let (m, mut shipped) = case();
+        shipped.trees.pop();
+        assert!(matches!(evaluate(&m, None, &shipped), Err(Error::Data(_))));
+        assert!(matches!(evaluate(&m, Some(&[7]), &shipped), Err(Error::Invalid(_))));
+    }
+
+    #[test]
+    fn cdf_steps_and_svg() {
+        let points = cdf_points(&[1.0, 1.5, INF, 2.0], 3.0);
+        let want = [(1.0, 0.0), (1.0, 0.0), (1.0, 0.25), (1.5, 0.25), (1.5, 0.5), (2.0, 0.5), (2.0, 0.75), (3.0, 0.75)];
+        assert_eq!(points, want);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("plots/cdf.svg");
+        plot_cdf(&path, &[("greedy".into(), vec![1.0, 1.2, 1.3]), ("kmeans".into(), vec![1.1, INF])]).unwrap();
+        let svg = std::fs::read_to_string(&path).unwrap();
+        assert!(svg.contains("<svg") && svg.contains("greedy") && svg.contains("kmeans"));
+        assert!(matches!(plot_cdf(&path, &[]), Err(Error::Invalid(_))));
+    }
+}

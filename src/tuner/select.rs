@@ -810,3 +810,162 @@ impl Comparison {
         out
     }
 }
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::tuner::dataset::{Config, DeviceRecord, Problem};
+
+    /// A matrix of toy devices `(name, class)`, problems `(device, m, n, k)` and times.
+    pub(crate) fn toy(devices: &[(&str, &str)], problems: &[(usize, u64, u64, u64)], time: Vec<Vec<f64>>) -> Matrix {
+        let width = time.first().map_or(0, Vec::len);
+        Matrix {
+            devices: devices
+                .iter()
+                .map(|(n, c)| DeviceRecord { name: n.to_string(), vendor: "v".into(), driver: "1".into(), class: c.to_string() })
+                .collect(),
+            problems: problems.iter().map(|&(device, m, n, k)| Problem { device, shape: Shape { m, n, k } }).collect(),
+            configs: (0..width).map(|i| Config { kernel: "toy".into(), params: [("A".to_string(), i as i64)].into() }).collect(),
+            time,
+        }
+    }
+
+    const INF: f64 = f64::INFINITY;
+
+    fn options(method: Method, max_configs: usize) -> SelectOptions {
+        SelectOptions { method, max_configs, max_per_class: None, ..SelectOptions::default() }
+    }
+
+    /// Config 0 is decent everywhere (the best single), 1 and 2 are perfect on half each, 3 is
+    /// a distraction: forward selection builds {0, 1}, and the swap phase finds {1, 2}.
+    fn swap_case() -> Matrix {
+        let t = vec![
+            vec![1.2, 1.0, 3.0, 4.0],
+            vec![1.2, 1.0, 3.0, 4.0],
+            vec![1.2, 1.0, 3.0, 1.1],
+            vec![1.2, 3.0, 1.0, 4.0],
+            vec![1.2, 3.0, 1.0, 4.0],
+            vec![1.2, 3.0, 1.0, 1.1],
+        ];
+        let problems: Vec<_> = (0..6).map(|i| (0, 8 << i, 8, 8)).collect();
+        toy(&[("d", "cpu")], &problems, t)
+    }
+
+    #[test]
+    fn greedy_matches_exhaustive_thanks_to_swaps() {
+        let m = swap_case();
+        let g = select(&m, None, &options(Method::Greedy, 2)).unwrap();
+        let e = select(&m, None, &options(Method::Exhaustive, 2)).unwrap();
+        assert_eq!(g.configs, vec![1, 2]);
+        assert_eq!(g.configs, e.configs);
+        assert_eq!(g.score, e.score);
+        assert_eq!(g.score.uncovered, 0);
+        assert!((g.score.slowdown - 1.0).abs() < 1e-12, "{}", g.score.slowdown);
+        let one = select(&m, None, &options(Method::Exhaustive, 1)).unwrap();
+        assert_eq!(one.configs, vec![0]);
+    }
+
+    #[test]
+    fn exhaustive_refuses_too_many_subsets() {
+        let m = toy(&[("d", "cpu")], &[(0, 1, 1, 1)], vec![vec![1.0; 200]]);
+        assert!(matches!(select(&m, None, &options(Method::Exhaustive, 6)), Err(Error::Invalid(_))));
+        assert!(matches!(select(&m, None, &options(Method::Greedy, 0)), Err(Error::Invalid(_))));
+    }
+
+    #[test]
+    fn coverage_comes_first_and_dead_rows_are_dropped() {
+        // Row 2 has no valid config at all: dropped. Config 0 is fast but invalid on row 1.
+        let t = vec![vec![1.0, 2.0, INF], vec![INF, 2.0, 9.0], vec![INF, INF, INF]];
+        let m = toy(&[("d", "cpu")], &[(0, 1, 1, 1), (0, 2, 1, 1), (0, 3, 1, 1)], t);
+        let s = select(&m, None, &options(Method::Greedy, 1)).unwrap();
+        assert_eq!(s.configs, vec![1]);
+        assert_eq!(s.score.uncovered, 0);
+        assert!((s.score.slowdown - 2.0f64.sqrt()).abs() < 1e-12);
+        assert!(matches!(select(&m, Some(&[2]), &options(Method::Greedy, 1)), Err(Error::Data(_))));
+    }
+
+    /// Two well-separated groups of problems: small shapes want config 0, large ones config 2.
+    fn two_groups() -> Matrix {
+        let mut problems = Vec::new();
+        let mut t = Vec::new();
+        for i in 0..5u64 {
+            problems.push((0, 16 + i, 16, 16));
+            t.push(vec![1.0, 1.5 + 0.1 * i as f64, 5.0, 4.0]);
+            problems.push((0, 4096 + i, 4096, 4096));
+            t.push(vec![6.0, 2.5, 1.0 + 0.01 * i as f64, 3.0]);
+        }
+        toy(&[("d", "cpu")], &problems, t)
+    }
+
+    #[test]
+    fn kmeans_is_deterministic_and_finds_the_clusters() {
+        let m = two_groups();
+        let a = select(&m, None, &options(Method::KMeans, 2)).unwrap();
+        let b = select(&m, None, &options(Method::KMeans, 2)).unwrap();
+        assert_eq!(a, b);
+        assert_eq!(a.configs, vec![0, 2]);
+    }
+
+    #[test]
+    fn tree_clustering_splits_by_shape() {
+        let m = two_groups();
+        let s = select(&m, None, &options(Method::Tree, 2)).unwrap();
+        assert_eq!(s.configs, vec![0, 2]);
+        assert!((s.score.slowdown - 1.0).abs() < 1e-12);
+        let one = select(&m, None, &options(Method::Tree, 1)).unwrap();
+        assert_eq!(one.configs.len(), 1);
+    }
+
+    #[test]
+    fn per_class_limit_trades_between_classes() {
+        // Class a wants {0, 1}, class b wants {2, 3}; at most 3 in total, 2 per class. Removing 3
+        // from the union costs least (class b falls back to 1, 1.5x on one problem).
+        let t = vec![
+            vec![1.0, 9.0, 9.0, 9.0],
+            vec![9.0, 1.0, 9.0, 9.0],
+            vec![3.0, 9.0, 1.0, 9.0],
+            vec![9.0, 1.5, 9.0, 1.0],
+        ];
+        let m = toy(&[("x", "a"), ("y", "b")], &[(0, 1, 1, 1), (0, 2, 1, 1), (1, 1, 1, 1), (1, 2, 1, 1)], t);
+        let opts = SelectOptions { max_configs: 3, max_per_class: Some(2), ..options(Method::Greedy, 3) };
+        let s = select(&m, None, &opts).unwrap();
+        assert_eq!(s.configs, vec![0, 1, 2]);
+        assert_eq!(s.per_class["a"], vec![0, 1]);
+        assert_eq!(s.per_class["b"], vec![1, 2]);
+        let expected = (1.5f64).powf(0.25);
+        assert!((s.score.slowdown - expected).abs() < 1e-12, "{:?}", s);
+        let loose = select(&m, None, &SelectOptions { max_configs: 4, ..opts }).unwrap();
+        assert_eq!(loose.per_class["b"], vec![2, 3]);
+    }
+
+    #[test]
+    fn fleet_rate_by_hand() {
+        // Device x (weight 3): shapes s1 (w 1), s2 (w 2). Device y (weight 1): s1.
+        let t = vec![vec![1.0, 2.0], vec![4.0, 2.0], vec![3.0, 1.0]];
+        let m = toy(&[("x", "a"), ("y", "a")], &[(0, 1, 1, 1), (0, 2, 1, 1), (1, 1, 1, 1)], t);
+        let w = FleetWeights {
+            device: [("x".to_string(), 3.0)].into(),
+            shape: [(Shape { m: 2, n: 1, k: 1 }, 2.0)].into(),
+        };
+        let p = Problems::new(&m, None, &Objective::Fleet(w)).unwrap();
+        // Config 0: x takes 1 + 2·4 = 9, y 3: rate 3/9 + 1/3 = 2/3. Oracle: x 1 + 2·2 = 5, y 1: 3/5 + 1.
+        let s = p.score(&[0]);
+        assert!((s.slowdown - (1.6 / (2.0 / 3.0))).abs() < 1e-12, "{s:?}");
+        assert!((p.score(&[0, 1]).slowdown - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn shape_split_is_seeded_and_disjoint() {
+        let problems: Vec<_> = (0..20u64).flat_map(|i| [(0, i + 1, 4, 4), (1, i + 1, 4, 4)]).collect();
+        let m = toy(&[("x", "a"), ("y", "b")], &problems, vec![vec![1.0]; 40]);
+        let a = split_shapes(&m, 0.2, 7).unwrap();
+        assert_eq!(a, split_shapes(&m, 0.2, 7).unwrap());
+        assert_eq!(a.test_shapes.len(), 4);
+        assert_eq!((a.train.len(), a.test.len()), (32, 8));
+        assert!(a.train.iter().all(|r| !a.test_shapes.contains(&m.problems[*r].shape)));
+        assert!(split_shapes(&m, 1.0, 7).is_err());
+        let c = compare(&m, &a, &[Method::Greedy], &options(Method::Greedy, 1)).unwrap();
+        assert_eq!(c.best_single, 0);
+        assert!(c.describe(&m).contains("greedy"));
+    }
+}

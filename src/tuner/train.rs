@@ -366,3 +366,107 @@ fn annotate(matrix: &Matrix, node: &mut Node, samples: &[&Sample]) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tuner::select::tests::toy;
+    use rand::Rng;
+
+    #[test]
+    fn thresholds_are_exact() {
+        for v in [0u64, 1, 2, 15, 16, 17, 100, 383, 4096, 1 << 40, (1 << 53) + 7] {
+            for w in [v + 1, v + 2, 2 * v + 1, v + 1000] {
+                let split = (encode(v) + encode(w)) / 2.0; // linfa's midpoint
+                if encode(v) >= split {
+                    continue; // v and w encode alike: no split can separate them
+                }
+                let t = raw_threshold(split).unwrap();
+                assert!(encode(t) < split && encode(t + 1) >= split, "{v} {w} {t}");
+                assert!(v <= t && t < w, "{v} {w} {t}");
+            }
+        }
+        assert_eq!(raw_threshold((encode(16) + encode(17)) / 2.0), Some(16));
+        assert_eq!(raw_threshold(0.0), None);
+        assert_eq!(raw_threshold(f64::NAN), None);
+        assert_eq!(raw_threshold(100.0), Some(u64::MAX));
+    }
+
+    /// 40 shapes: config 0 wins when the shape's m is at most 20, config 1 above.
+    fn separable() -> Matrix {
+        let problems: Vec<_> = (1..=40u64).map(|m| (0, m, 64, 64)).collect();
+        let time = (1..=40u64).map(|m| if m <= 20 { vec![1.0, 2.0, 5.0] } else { vec![2.0, 1.0, 5.0] }).collect();
+        toy(&[("d", "cpu")], &problems, time)
+    }
+
+    #[test]
+    fn reproduces_a_separable_labelling_exactly() {
+        let m = separable();
+        let rows: Vec<usize> = (0..40).collect();
+        let trained = train(&m, &rows, &[0, 1], "cpu", &TrainOptions::default()).unwrap();
+        // Held-out shapes next to the boundary may fall on the wrong side of a fold's threshold.
+        assert!(trained.chosen.slowdown < 1.05, "{:?}", trained.chosen);
+        // The kernel sees the row-major m as its n.
+        match &trained.tree.root {
+            Node::Split { feature, threshold, shapes, le, gt } => {
+                assert_eq!((feature.as_str(), *threshold, *shapes), ("n", 20, Some(40)));
+                assert!(matches!(&**le, Node::Leaf { variant, shapes: Some(20), .. } if *variant == m.configs[0].id()));
+                assert!(matches!(&**gt, Node::Leaf { variant, geomean_slowdown: Some(g), .. } if *variant == m.configs[1].id() && *g == 1.0));
+            }
+            leaf => panic!("{leaf:?}"),
+        }
+        for &r in &rows {
+            let want = if m.problems[r].shape.m <= 20 { 0 } else { 1 };
+            assert_eq!(pick(&m, &trained.tree, &m.problems[r].shape, &[0, 1]), Some(want));
+        }
+        // The JSON round trip keeps the tree.
+        let ids: Vec<String> = m.configs.iter().map(|c| c.id()).collect();
+        let json = serde_json::to_string(&trained.tree).unwrap();
+        assert_eq!(Tree::parse(std::path::Path::new("t.json"), &json, &ids).unwrap(), trained.tree);
+    }
+
+    #[test]
+    fn converted_tree_decides_like_linfa_everywhere() {
+        let mut rng = StdRng::seed_from_u64(3);
+        let shape = |rng: &mut StdRng| {
+            let d = |rng: &mut StdRng| 1u64 << rng.gen_range(0..13) | rng.gen_range(0..64);
+            Shape { m: d(rng), n: d(rng), k: d(rng) }
+        };
+        let samples: Vec<Sample> = (0..200)
+            .map(|_| Sample { shape: shape(&mut rng), rows: vec![], label: rng.gen_range(0..4), weight: 1.0 })
+            .collect();
+        let refs: Vec<&Sample> = samples.iter().collect();
+        let point = CvPoint { max_depth: 8, min_leaf: 1, weighting: Weighting::Uniform, slowdown: 1.0 };
+        let model = fit_linfa(&refs, &point).unwrap();
+        let m = toy(&[("d", "cpu")], &[(0, 1, 1, 1)], vec![vec![1.0; 4]]);
+        let tree = Tree { class: "cpu".into(), comment: String::new(), root: convert(&m, model.root_node()).unwrap() };
+        let mut probe: Vec<Shape> = samples.iter().map(|s| s.shape).collect();
+        probe.extend((0..3000).map(|_| shape(&mut rng)));
+        let mut x = Array2::<f64>::zeros((probe.len(), 8));
+        for (i, s) in probe.iter().enumerate() {
+            features(s).iter().enumerate().for_each(|(j, f)| x[(i, j)] = *f);
+        }
+        let linfa_picks = model.predict(&x);
+        for (s, want) in probe.iter().zip(linfa_picks.iter()) {
+            assert_eq!(tree.decide(&s.kernel_features()).variant(), m.configs[*want].id(), "{s}");
+        }
+    }
+
+    #[test]
+    fn simplify_merges_equal_siblings() {
+        let leaf = |v: &str| Node::Leaf { variant: v.into(), shapes: None, geomean_slowdown: None, worst_slowdown: None };
+        let split = |le, gt| Node::Split { feature: "m".into(), threshold: 4, shapes: None, le: Box::new(le), gt: Box::new(gt) };
+        assert_eq!(simplify(split(split(leaf("a"), leaf("a")), leaf("a"))), leaf("a"));
+        let kept = split(leaf("a"), split(leaf("b"), leaf("b")));
+        assert_eq!(simplify(kept), split(leaf("a"), leaf("b")));
+    }
+
+    #[test]
+    fn bad_input_is_an_error() {
+        let m = separable();
+        assert!(matches!(train(&m, &[0], &[], "cpu", &TrainOptions::default()), Err(Error::Invalid(_))));
+        assert!(matches!(train(&m, &[0], &[9], "cpu", &TrainOptions::default()), Err(Error::Invalid(_))));
+        assert!(matches!(train(&m, &[99], &[0], "cpu", &TrainOptions::default()), Err(Error::Invalid(_))));
+        assert!(matches!(train(&m, &[0], &[2], "cpu", &TrainOptions { folds: 1, ..TrainOptions::default() }), Err(Error::Invalid(_))));
+    }
+}
