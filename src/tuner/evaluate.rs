@@ -112,7 +112,9 @@ impl Evaluation {
 /// finite oracle are skipped; a device class with no tree (and no `default` tree) is an error.
 pub fn evaluate(matrix: &Matrix, rows: Option<&[usize]>, shipped: &Shipped) -> Result<Evaluation> {
     let rows: Vec<usize> = rows.map_or_else(|| (0..matrix.problems.len()).collect(), <[usize]>::to_vec);
-    if let Some(&bad) = rows.iter().find(|&&r| r >= matrix.problems.len() || matrix.time[r].len() != matrix.configs.len()) {
+    if let Some(&bad) =
+        rows.iter().find(|&&r| r >= matrix.problems.len() || matrix.time[r].len() != matrix.configs.len())
+    {
         return Err(Error::Invalid(format!("problem row {bad} is not a full row of the matrix")));
     }
     let ids: Vec<String> = matrix.configs.iter().map(|c| c.id()).collect();

@@ -82,10 +82,9 @@ impl FromStr for Method {
     type Err = Error;
 
     fn from_str(s: &str) -> Result<Method> {
-        Method::ALL
-            .into_iter()
-            .find(|m| m.name() == s)
-            .ok_or_else(|| Error::Invalid(format!("unknown selection method `{s}`; expected greedy, kmeans, tree or exhaustive")))
+        Method::ALL.into_iter().find(|m| m.name() == s).ok_or_else(|| {
+            Error::Invalid(format!("unknown selection method `{s}`; expected greedy, kmeans, tree or exhaustive"))
+        })
     }
 }
 
@@ -142,7 +141,13 @@ pub struct SelectOptions {
 
 impl Default for SelectOptions {
     fn default() -> Self {
-        SelectOptions { method: Method::Greedy, max_configs: 12, max_per_class: Some(8), objective: Objective::Geomean, seed: 42 }
+        SelectOptions {
+            method: Method::Greedy,
+            max_configs: 12,
+            max_per_class: Some(8),
+            objective: Objective::Geomean,
+            seed: 42,
+        }
     }
 }
 
@@ -337,7 +342,9 @@ impl<'a> Problems<'a> {
             Some(r) => r.to_vec(),
             None => (0..matrix.problems.len()).collect(),
         };
-        if let Some(&bad) = candidates.iter().find(|&&r| r >= matrix.problems.len() || matrix.time[r].len() != matrix.configs.len()) {
+        if let Some(&bad) =
+            candidates.iter().find(|&&r| r >= matrix.problems.len() || matrix.time[r].len() != matrix.configs.len())
+        {
             return Err(Error::Invalid(format!("problem row {bad} is not a full row of the matrix")));
         }
         let rows: Vec<usize> = candidates.into_iter().filter(|&r| row_oracle(matrix, r).is_finite()).collect();
@@ -355,11 +362,21 @@ impl<'a> Problems<'a> {
                         Some(v) => Err(Error::Invalid(format!("fleet weight {v} must be finite and non-negative"))),
                     }
                 };
-                let devices: Vec<usize> = rows.iter().map(|&r| matrix.problems[r].device).collect::<BTreeSet<_>>().into_iter().collect();
+                let devices: Vec<usize> =
+                    rows.iter().map(|&r| matrix.problems[r].device).collect::<BTreeSet<_>>().into_iter().collect();
                 Some(Fleet {
-                    device_of: rows.iter().map(|&r| devices.binary_search(&matrix.problems[r].device).unwrap_or(0)).collect(),
-                    device_weight: devices.iter().map(|&d| weight(w.device.get(&matrix.devices[d].name))).collect::<Result<_>>()?,
-                    shape_weight: rows.iter().map(|&r| weight(w.shape.get(&matrix.problems[r].shape))).collect::<Result<_>>()?,
+                    device_of: rows
+                        .iter()
+                        .map(|&r| devices.binary_search(&matrix.problems[r].device).unwrap_or(0))
+                        .collect(),
+                    device_weight: devices
+                        .iter()
+                        .map(|&d| weight(w.device.get(&matrix.devices[d].name)))
+                        .collect::<Result<_>>()?,
+                    shape_weight: rows
+                        .iter()
+                        .map(|&r| weight(w.shape.get(&matrix.problems[r].shape)))
+                        .collect::<Result<_>>()?,
                 })
             }
         };
@@ -383,7 +400,8 @@ impl<'a> Problems<'a> {
         }
         let slowdown = match &self.fleet {
             None => {
-                let sum: f64 = best.iter().zip(&self.oracle).filter(|(t, _)| t.is_finite()).map(|(t, o)| (t / o).ln()).sum();
+                let sum: f64 =
+                    best.iter().zip(&self.oracle).filter(|(t, _)| t.is_finite()).map(|(t, o)| (t / o).ln()).sum();
                 (sum / (self.rows.len() - uncovered) as f64).exp()
             }
             Some(f) => {
@@ -600,7 +618,8 @@ fn kmeans_run(points: &[Vec<f64>], k: usize, rng: &mut StdRng) -> (f64, Vec<Vec<
             break;
         }
         for (c, centroid) in centroids.iter_mut().enumerate() {
-            let members: Vec<&Vec<f64>> = points.iter().zip(&assignment).filter(|(_, &a)| a == c).map(|(x, _)| x).collect();
+            let members: Vec<&Vec<f64>> =
+                points.iter().zip(&assignment).filter(|(_, &a)| a == c).map(|(x, _)| x).collect();
             if members.is_empty() {
                 continue; // an empty cluster keeps its centroid
             }
@@ -638,13 +657,10 @@ fn tree_clusters(p: &Problems, pool: &[usize], budget: usize) -> Vec<usize> {
     let split = best_regression_split(&all, &features, &targets);
     leaves.push((all, split));
     while leaves.len() < budget {
-        let Some(at) = (0..leaves.len())
-            .filter(|&i| leaves[i].1.is_some())
-            .max_by(|&a, &b| {
-                let gain = |i: usize| leaves[i].1.as_ref().map_or(0.0, |s| s.0);
-                gain(a).total_cmp(&gain(b)).then(b.cmp(&a))
-            })
-        else {
+        let Some(at) = (0..leaves.len()).filter(|&i| leaves[i].1.is_some()).max_by(|&a, &b| {
+            let gain = |i: usize| leaves[i].1.as_ref().map_or(0.0, |s| s.0);
+            gain(a).total_cmp(&gain(b)).then(b.cmp(&a))
+        }) else {
             break;
         };
         let (_, split) = leaves.swap_remove(at);
@@ -730,7 +746,8 @@ pub fn split_shapes(matrix: &Matrix, test_fraction: f64, seed: u64) -> Result<Sp
     let n_test = ((shapes.len() as f64 * test_fraction).round() as usize).clamp(1, shapes.len() - 1);
     let mut test_shapes = shapes[..n_test].to_vec();
     test_shapes.sort();
-    let (test, train) = (0..matrix.problems.len()).partition(|&r| test_shapes.binary_search(&matrix.problems[r].shape).is_ok());
+    let (test, train) =
+        (0..matrix.problems.len()).partition(|&r| test_shapes.binary_search(&matrix.problems[r].shape).is_ok());
     Ok(Split { train, test, test_shapes })
 }
 
@@ -822,10 +839,17 @@ pub(crate) mod tests {
         Matrix {
             devices: devices
                 .iter()
-                .map(|(n, c)| DeviceRecord { name: n.to_string(), vendor: "v".into(), driver: "1".into(), class: c.to_string() })
+                .map(|(n, c)| DeviceRecord {
+                    name: n.to_string(),
+                    vendor: "v".into(),
+                    driver: "1".into(),
+                    class: c.to_string(),
+                })
                 .collect(),
             problems: problems.iter().map(|&(device, m, n, k)| Problem { device, shape: Shape { m, n, k } }).collect(),
-            configs: (0..width).map(|i| Config { kernel: "toy".into(), params: [("A".to_string(), i as i64)].into() }).collect(),
+            configs: (0..width)
+                .map(|i| Config { kernel: "toy".into(), params: [("A".to_string(), i as i64)].into() })
+                .collect(),
             time,
         }
     }
@@ -943,10 +967,8 @@ pub(crate) mod tests {
         // Device x (weight 3): shapes s1 (w 1), s2 (w 2). Device y (weight 1): s1.
         let t = vec![vec![1.0, 2.0], vec![4.0, 2.0], vec![3.0, 1.0]];
         let m = toy(&[("x", "a"), ("y", "a")], &[(0, 1, 1, 1), (0, 2, 1, 1), (1, 1, 1, 1)], t);
-        let w = FleetWeights {
-            device: [("x".to_string(), 3.0)].into(),
-            shape: [(Shape { m: 2, n: 1, k: 1 }, 2.0)].into(),
-        };
+        let w =
+            FleetWeights { device: [("x".to_string(), 3.0)].into(), shape: [(Shape { m: 2, n: 1, k: 1 }, 2.0)].into() };
         let p = Problems::new(&m, None, &Objective::Fleet(w)).unwrap();
         // Config 0: x takes 1 + 2·4 = 9, y 3: rate 3/9 + 1/3 = 2/3. Oracle: x 1 + 2·2 = 5, y 1: 3/5 + 1.
         let s = p.score(&[0]);

@@ -134,7 +134,13 @@ fn features(shape: &Shape) -> [f64; 8] {
 /// rows of that class; all classes' rows for `default`), choosing among the `selected`
 /// configurations (column indices). Cross-validates the option grid, refits the best point on all
 /// rows, converts, simplifies and annotates the tree.
-pub fn train(matrix: &Matrix, rows: &[usize], selected: &[usize], class: &str, options: &TrainOptions) -> Result<Trained> {
+pub fn train(
+    matrix: &Matrix,
+    rows: &[usize],
+    selected: &[usize],
+    class: &str,
+    options: &TrainOptions,
+) -> Result<Trained> {
     if selected.is_empty() {
         return Err(Error::Invalid("training needs at least one selected configuration".into()));
     }
@@ -307,16 +313,21 @@ fn fit_linfa(samples: &[&Sample], point: &CvPoint) -> Result<DecisionTree<f64, u
 /// Converts a linfa node into a selector node, log-encoded split values into raw integer thresholds.
 fn convert(matrix: &Matrix, node: &TreeNode<f64, usize>) -> Result<Node> {
     if let Some(label) = node.prediction() {
-        let config = matrix.configs.get(label).ok_or_else(|| Error::Fit(format!("leaf label {label} is not a configuration")))?;
+        let config = matrix
+            .configs
+            .get(label)
+            .ok_or_else(|| Error::Fit(format!("leaf label {label} is not a configuration")))?;
         return Ok(Node::Leaf { variant: config.id(), shapes: None, geomean_slowdown: None, worst_slowdown: None });
     }
     let (feature, split, _) = node.split();
-    let name = ShapeFeatures::NAMES.get(feature).ok_or_else(|| Error::Fit(format!("split on unknown feature {feature}")))?;
+    let name =
+        ShapeFeatures::NAMES.get(feature).ok_or_else(|| Error::Fit(format!("split on unknown feature {feature}")))?;
     let children = node.children();
     let (Some(le), Some(gt)) = (children[0].as_deref(), children[1].as_deref()) else {
         return Err(Error::Fit("an internal node lacks a child".into()));
     };
-    let threshold = raw_threshold(split).ok_or_else(|| Error::Fit(format!("split {name} < {split} admits no value")))?;
+    let threshold =
+        raw_threshold(split).ok_or_else(|| Error::Fit(format!("split {name} < {split} admits no value")))?;
     Ok(Node::Split {
         feature: name.to_string(),
         threshold,
@@ -350,7 +361,8 @@ fn annotate(matrix: &Matrix, node: &mut Node, samples: &[&Sample]) {
             *shapes = Some(samples.len() as u64);
             let column = matrix.configs.iter().position(|c| c.id() == *variant);
             let rows: Vec<usize> = samples.iter().flat_map(|s| s.rows.iter().copied()).collect();
-            let stats = super::select::Stats::of(matrix, &rows, |r| column.map_or(f64::INFINITY, |v| matrix.time[r][v]));
+            let stats =
+                super::select::Stats::of(matrix, &rows, |r| column.map_or(f64::INFINITY, |v| matrix.time[r][v]));
             if stats.problems > stats.failed {
                 *geomean_slowdown = Some(stats.geomean);
                 *worst_slowdown = stats.worst.map(|(_, w)| w);
@@ -411,7 +423,9 @@ mod tests {
             Node::Split { feature, threshold, shapes, le, gt } => {
                 assert_eq!((feature.as_str(), *threshold, *shapes), ("n", 20, Some(40)));
                 assert!(matches!(&**le, Node::Leaf { variant, shapes: Some(20), .. } if *variant == m.configs[0].id()));
-                assert!(matches!(&**gt, Node::Leaf { variant, geomean_slowdown: Some(g), .. } if *variant == m.configs[1].id() && *g == 1.0));
+                assert!(
+                    matches!(&**gt, Node::Leaf { variant, geomean_slowdown: Some(g), .. } if *variant == m.configs[1].id() && *g == 1.0)
+                );
             }
             leaf => panic!("{leaf:?}"),
         }
@@ -454,8 +468,15 @@ mod tests {
 
     #[test]
     fn simplify_merges_equal_siblings() {
-        let leaf = |v: &str| Node::Leaf { variant: v.into(), shapes: None, geomean_slowdown: None, worst_slowdown: None };
-        let split = |le, gt| Node::Split { feature: "m".into(), threshold: 4, shapes: None, le: Box::new(le), gt: Box::new(gt) };
+        let leaf =
+            |v: &str| Node::Leaf { variant: v.into(), shapes: None, geomean_slowdown: None, worst_slowdown: None };
+        let split = |le, gt| Node::Split {
+            feature: "m".into(),
+            threshold: 4,
+            shapes: None,
+            le: Box::new(le),
+            gt: Box::new(gt),
+        };
         assert_eq!(simplify(split(split(leaf("a"), leaf("a")), leaf("a"))), leaf("a"));
         let kept = split(leaf("a"), split(leaf("b"), leaf("b")));
         assert_eq!(simplify(kept), split(leaf("a"), leaf("b")));
@@ -467,6 +488,9 @@ mod tests {
         assert!(matches!(train(&m, &[0], &[], "cpu", &TrainOptions::default()), Err(Error::Invalid(_))));
         assert!(matches!(train(&m, &[0], &[9], "cpu", &TrainOptions::default()), Err(Error::Invalid(_))));
         assert!(matches!(train(&m, &[99], &[0], "cpu", &TrainOptions::default()), Err(Error::Invalid(_))));
-        assert!(matches!(train(&m, &[0], &[2], "cpu", &TrainOptions { folds: 1, ..TrainOptions::default() }), Err(Error::Invalid(_))));
+        assert!(matches!(
+            train(&m, &[0], &[2], "cpu", &TrainOptions { folds: 1, ..TrainOptions::default() }),
+            Err(Error::Invalid(_))
+        ));
     }
 }
