@@ -37,6 +37,17 @@ pub enum Error {
     /// The data cannot support the request (no valid measurement, too few shapes).
     #[error("not enough data: {0}")]
     Data(String),
+    /// A plot could not be drawn or written.
+    #[error("{path}: cannot draw the plot: {reason}")]
+    Plot {
+        /// The output file.
+        path: PathBuf,
+        /// The plotting backend's message.
+        reason: String,
+    },
+    /// Fitting a model failed inside the learning library.
+    #[error("fitting failed: {0}")]
+    Fit(String),
     /// A runtime error (device, build, launch).
     #[error(transparent)]
     Runtime(#[from] crate::Error),

@@ -3,8 +3,11 @@
 
 pub mod dataset;
 pub mod error;
+pub mod evaluate;
 pub mod import;
+pub mod select;
 pub mod space;
 pub mod sweep;
+pub mod train;
 
 pub use error::{Error, Result};

@@ -1,0 +1,496 @@
+//! Training a selector tree for one device class: a linfa-trees classifier over the kernel's shape
+//! features, hyper-parameters chosen by k-fold cross-validation on geometric-mean slowdown,
+//! converted to the JSON tree of [`crate::codegen::tree`] with integer thresholds.
+//!
+//! Samples are shapes, not problems: the tree sees only the shape, so the devices of a class that
+//! measured a shape form one sample, labelled with the selected configuration of least summed log
+//! slowdown over them (fewest failures first). Features are `log2(v + 1)` of
+//! [`ShapeFeatures::values`], so a threshold falls at the geometric midpoint of two training
+//! values, which suits sizes that span orders of magnitude. linfa predicts `le` when
+//! `x < split`; the integer threshold is the largest raw `v` with `log2(v + 1) < split`, so the
+//! generated `v <= threshold` makes the decision linfa makes for every input, not only the training ones.
+
+use std::collections::BTreeMap;
+
+use linfa::prelude::*;
+use linfa_trees::{DecisionTree, TreeNode};
+use ndarray::{Array1, Array2};
+use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+
+use super::dataset::{Matrix, Shape};
+use super::error::{Error, Result};
+use crate::codegen::tree::{Node, Tree};
+use crate::codegen::ShapeFeatures;
+
+/// In cross-validation a failed pick (the configuration did not run there) counts as this slowdown.
+pub const FAIL_PENALTY: f64 = 10.0;
+
+/// How training shapes are weighted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Weighting {
+    /// Every shape weighs the same.
+    Uniform,
+    /// A shape weighs `1 +` the mean log slowdown of picking another selected configuration instead
+    /// of its label (summed over its devices), normalised to mean 1: the tree cares where a wrong
+    /// pick costs most, and little where every selected configuration is about as fast.
+    Regret,
+}
+
+/// Training options; the grid is searched by cross-validation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TrainOptions {
+    /// Folds of the cross-validation over shapes (fewer when there are fewer shapes).
+    pub folds: usize,
+    /// Maximum depths to try.
+    pub depths: Vec<usize>,
+    /// Minimum leaf weights (in mean shapes) to try.
+    pub min_leaf: Vec<usize>,
+    /// Weightings to try.
+    pub weightings: Vec<Weighting>,
+    /// The seed of the fold assignment.
+    pub seed: u64,
+}
+
+impl Default for TrainOptions {
+    fn default() -> Self {
+        TrainOptions {
+            folds: 5,
+            depths: (1..=8).collect(),
+            min_leaf: vec![8, 4, 2, 1],
+            weightings: vec![Weighting::Uniform, Weighting::Regret],
+            seed: 42,
+        }
+    }
+}
+
+/// One point of the cross-validation grid.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CvPoint {
+    /// Maximum depth.
+    pub max_depth: usize,
+    /// Minimum leaf weight.
+    pub min_leaf: usize,
+    /// Weighting.
+    pub weighting: Weighting,
+    /// Geometric-mean slowdown of the tree's picks on held-out shapes (failures at [`FAIL_PENALTY`]).
+    pub slowdown: f64,
+}
+
+/// A trained selector.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Trained {
+    /// The tree, with training counts and leaf slowdowns filled in.
+    pub tree: Tree,
+    /// The chosen grid point (refitted on all training shapes).
+    pub chosen: CvPoint,
+    /// Every grid point, in the order tried (simplest first).
+    pub grid: Vec<CvPoint>,
+    /// Problem rows left out because none of the selected configurations ran on them.
+    pub unlabelled: usize,
+}
+
+/// One training sample: a shape and the rows (devices) that measured it.
+struct Sample {
+    shape: Shape,
+    rows: Vec<usize>,
+    label: usize,
+    weight: f64,
+}
+
+/// The feature encoding the tree is trained on.
+pub fn encode(value: u64) -> f64 {
+    (value as f64 + 1.0).log2()
+}
+
+/// The largest raw value `v` with `encode(v) < split` (linfa's `le` test), or `None` when no value
+/// goes `le`. Exact for every `v`, since [`encode`] is non-decreasing: found by bisection.
+pub fn raw_threshold(split: f64) -> Option<u64> {
+    if split.is_nan() || encode(0) >= split {
+        return None;
+    }
+    if encode(u64::MAX) < split {
+        return Some(u64::MAX);
+    }
+    let (mut lo, mut hi) = (0u64, u64::MAX); // encode(lo) < split <= encode(hi)
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if encode(mid) < split {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    Some(lo)
+}
+
+/// The feature row of a shape.
+fn features(shape: &Shape) -> [f64; 8] {
+    shape.kernel_features().values().map(encode)
+}
+
+/// Trains the tree of device class `class` on some problem rows (typically the training split's
+/// rows of that class; all classes' rows for `default`), choosing among the `selected`
+/// configurations (column indices). Cross-validates the option grid, refits the best point on all
+/// rows, converts, simplifies and annotates the tree.
+pub fn train(
+    matrix: &Matrix,
+    rows: &[usize],
+    selected: &[usize],
+    class: &str,
+    options: &TrainOptions,
+) -> Result<Trained> {
+    if selected.is_empty() {
+        return Err(Error::Invalid("training needs at least one selected configuration".into()));
+    }
+    if let Some(&v) = selected.iter().find(|&&v| v >= matrix.configs.len()) {
+        return Err(Error::Invalid(format!("selected configuration {v} is not a column of the matrix")));
+    }
+    if options.folds < 2 || options.depths.is_empty() || options.min_leaf.is_empty() || options.weightings.is_empty() {
+        return Err(Error::Invalid("cross-validation needs at least 2 folds and a non-empty grid".into()));
+    }
+    let (samples, unlabelled) = samples(matrix, rows, selected)?;
+    let mut grid = Vec::new();
+    for &max_depth in &options.depths {
+        for &min_leaf in &options.min_leaf {
+            for &weighting in &options.weightings {
+                grid.push(CvPoint { max_depth, min_leaf, weighting, slowdown: f64::NAN });
+            }
+        }
+    }
+    let folds = fold_of(samples.len(), options.folds, options.seed);
+    let n_folds = folds.iter().max().map_or(0, |f| f + 1);
+    for point in grid.iter_mut() {
+        let mut log_sum = 0.0;
+        let mut count = 0usize;
+        for fold in 0..n_folds {
+            let fit: Vec<&Sample> = samples.iter().zip(&folds).filter(|(_, f)| **f != fold).map(|(s, _)| s).collect();
+            let held: Vec<&Sample> = samples.iter().zip(&folds).filter(|(_, f)| **f == fold).map(|(s, _)| s).collect();
+            let tree = fit_tree(matrix, &fit, point, class)?;
+            for s in held {
+                let pick = pick(matrix, &tree, &s.shape, selected);
+                for &row in &s.rows {
+                    let oracle = matrix.time[row].iter().copied().fold(f64::INFINITY, f64::min);
+                    let t = pick.map_or(f64::INFINITY, |v| matrix.time[row][v]);
+                    log_sum += (t / oracle).min(FAIL_PENALTY).ln();
+                    count += 1;
+                }
+            }
+        }
+        point.slowdown = if count > 0 { (log_sum / count as f64).exp() } else { 1.0 };
+    }
+    let mut chosen = grid[0];
+    for p in &grid[1..] {
+        if p.slowdown < chosen.slowdown * (1.0 - 1e-9) {
+            chosen = *p;
+        }
+    }
+    let all: Vec<&Sample> = samples.iter().collect();
+    let mut tree = fit_tree(matrix, &all, &chosen, class)?;
+    tree.comment = format!(
+        "trained by fewfit tune on {} shapes: max depth {}, min leaf {}, {:?} weights; {}-fold CV geomean slowdown {:.4}",
+        samples.len(),
+        chosen.max_depth,
+        chosen.min_leaf,
+        chosen.weighting,
+        n_folds,
+        chosen.slowdown
+    );
+    annotate(matrix, &mut tree.root, &all);
+    Ok(Trained { tree, chosen, grid, unlabelled })
+}
+
+/// The configuration a tree picks for a shape, as a column index (`None` when the leaf names a
+/// configuration that is not among `selected`).
+pub fn pick(matrix: &Matrix, tree: &Tree, shape: &Shape, selected: &[usize]) -> Option<usize> {
+    let id = tree.decide(&shape.kernel_features()).variant().to_string();
+    selected.iter().copied().find(|&v| matrix.configs[v].id() == id)
+}
+
+/// Groups rows by shape and labels each shape; returns the samples and the count of rows that
+/// could not be labelled.
+fn samples(matrix: &Matrix, rows: &[usize], selected: &[usize]) -> Result<(Vec<Sample>, usize)> {
+    let mut by_shape: BTreeMap<Shape, Vec<usize>> = BTreeMap::new();
+    let mut unlabelled = 0;
+    for &row in rows {
+        let Some(times) = matrix.time.get(row) else {
+            return Err(Error::Invalid(format!("problem row {row} is not in the matrix")));
+        };
+        let covered = selected.iter().any(|&v| times.get(v).is_some_and(|t| t.is_finite()));
+        if covered {
+            by_shape.entry(matrix.problems[row].shape).or_default().push(row);
+        } else {
+            unlabelled += 1;
+        }
+    }
+    if by_shape.is_empty() {
+        return Err(Error::Data("no training problem where a selected configuration ran".into()));
+    }
+    let log_slowdown = |row: usize, v: usize| -> f64 {
+        let oracle = matrix.time[row].iter().copied().fold(f64::INFINITY, f64::min);
+        (matrix.time[row][v] / oracle).ln()
+    };
+    let mut samples: Vec<Sample> = by_shape
+        .into_iter()
+        .map(|(shape, rows)| {
+            // (failures, summed log slowdown over the rows where it ran)
+            let cost = |v: usize| -> (usize, f64) {
+                let fails = rows.iter().filter(|&&r| !matrix.time[r][v].is_finite()).count();
+                let sum = rows.iter().filter(|&&r| matrix.time[r][v].is_finite()).map(|&r| log_slowdown(r, v)).sum();
+                (fails, sum)
+            };
+            let mut label = selected[0];
+            for &v in &selected[1..] {
+                let (c, b) = (cost(v), cost(label));
+                if c.0 < b.0 || (c.0 == b.0 && c.1 < b.1) {
+                    label = v;
+                }
+            }
+            let mut regret = 0.0;
+            for &r in &rows {
+                let others: Vec<f64> = selected
+                    .iter()
+                    .filter(|&&v| v != label && matrix.time[r][v].is_finite() && matrix.time[r][label].is_finite())
+                    .map(|&v| (matrix.time[r][v] / matrix.time[r][label]).ln().max(0.0))
+                    .collect();
+                if !others.is_empty() {
+                    regret += others.iter().sum::<f64>() / others.len() as f64;
+                }
+            }
+            Sample { shape, rows, label, weight: 1.0 + regret }
+        })
+        .collect();
+    let mean = samples.iter().map(|s| s.weight).sum::<f64>() / samples.len() as f64;
+    samples.iter_mut().for_each(|s| s.weight /= mean);
+    Ok((samples, unlabelled))
+}
+
+/// Assigns shapes to folds at random (seeded), as evenly as possible.
+fn fold_of(n: usize, folds: usize, seed: u64) -> Vec<usize> {
+    let folds = folds.min(n).max(1);
+    let mut order: Vec<usize> = (0..n).collect();
+    order.shuffle(&mut StdRng::seed_from_u64(seed));
+    let mut fold = vec![0; n];
+    for (i, &s) in order.iter().enumerate() {
+        fold[s] = i % folds;
+    }
+    fold
+}
+
+/// Fits linfa's tree on samples and converts it.
+fn fit_tree(matrix: &Matrix, samples: &[&Sample], point: &CvPoint, class: &str) -> Result<Tree> {
+    let linfa_tree = fit_linfa(samples, point)?;
+    let root = simplify(convert(matrix, linfa_tree.root_node())?);
+    Ok(Tree { class: class.to_string(), comment: String::new(), root })
+}
+
+/// Fits linfa's classifier (labels are column indices).
+fn fit_linfa(samples: &[&Sample], point: &CvPoint) -> Result<DecisionTree<f64, usize>> {
+    let mut x = Array2::<f64>::zeros((samples.len(), ShapeFeatures::NAMES.len()));
+    for (i, s) in samples.iter().enumerate() {
+        for (j, f) in features(&s.shape).into_iter().enumerate() {
+            x[(i, j)] = f;
+        }
+    }
+    let y: Array1<usize> = samples.iter().map(|s| s.label).collect();
+    let w: Array1<f32> = samples
+        .iter()
+        .map(|s| match point.weighting {
+            Weighting::Uniform => 1.0,
+            Weighting::Regret => s.weight as f32,
+        })
+        .collect();
+    let dataset = linfa::Dataset::new(x, y).with_weights(w).with_feature_names(ShapeFeatures::NAMES.to_vec());
+    DecisionTree::params()
+        .max_depth(Some(point.max_depth))
+        .min_weight_leaf(point.min_leaf as f32)
+        .min_weight_split(2.0 * point.min_leaf as f32)
+        .fit(&dataset)
+        .map_err(|e| Error::Fit(e.to_string()))
+}
+
+/// Converts a linfa node into a selector node, log-encoded split values into raw integer thresholds.
+fn convert(matrix: &Matrix, node: &TreeNode<f64, usize>) -> Result<Node> {
+    if let Some(label) = node.prediction() {
+        let config = matrix
+            .configs
+            .get(label)
+            .ok_or_else(|| Error::Fit(format!("leaf label {label} is not a configuration")))?;
+        return Ok(Node::Leaf { variant: config.id(), shapes: None, geomean_slowdown: None, worst_slowdown: None });
+    }
+    let (feature, split, _) = node.split();
+    let name =
+        ShapeFeatures::NAMES.get(feature).ok_or_else(|| Error::Fit(format!("split on unknown feature {feature}")))?;
+    let children = node.children();
+    let (Some(le), Some(gt)) = (children[0].as_deref(), children[1].as_deref()) else {
+        return Err(Error::Fit("an internal node lacks a child".into()));
+    };
+    let threshold =
+        raw_threshold(split).ok_or_else(|| Error::Fit(format!("split {name} < {split} admits no value")))?;
+    Ok(Node::Split {
+        feature: name.to_string(),
+        threshold,
+        shapes: None,
+        le: Box::new(convert(matrix, le)?),
+        gt: Box::new(convert(matrix, gt)?),
+    })
+}
+
+/// Merges sibling leaves that name the same variant, bottom-up.
+pub fn simplify(node: Node) -> Node {
+    match node {
+        Node::Leaf { .. } => node,
+        Node::Split { feature, threshold, shapes, le, gt } => {
+            let (le, gt) = (simplify(*le), simplify(*gt));
+            match (&le, &gt) {
+                (Node::Leaf { variant: a, .. }, Node::Leaf { variant: b, .. }) if a == b => {
+                    Node::Leaf { variant: a.clone(), shapes: None, geomean_slowdown: None, worst_slowdown: None }
+                }
+                _ => Node::Split { feature, threshold, shapes, le: Box::new(le), gt: Box::new(gt) },
+            }
+        }
+    }
+}
+
+/// Fills in training shape counts, and each leaf's geomean and worst slowdown over the problems
+/// (rows) of its shapes.
+fn annotate(matrix: &Matrix, node: &mut Node, samples: &[&Sample]) {
+    match node {
+        Node::Leaf { variant, shapes, geomean_slowdown, worst_slowdown } => {
+            *shapes = Some(samples.len() as u64);
+            let column = matrix.configs.iter().position(|c| c.id() == *variant);
+            let rows: Vec<usize> = samples.iter().flat_map(|s| s.rows.iter().copied()).collect();
+            let stats =
+                super::select::Stats::of(matrix, &rows, |r| column.map_or(f64::INFINITY, |v| matrix.time[r][v]));
+            if stats.problems > stats.failed {
+                *geomean_slowdown = Some(stats.geomean);
+                *worst_slowdown = stats.worst.map(|(_, w)| w);
+            }
+        }
+        Node::Split { feature, threshold, shapes, le, gt } => {
+            *shapes = Some(samples.len() as u64);
+            let f = ShapeFeatures::NAMES.iter().position(|n| n == feature).unwrap_or(0);
+            let (l, g): (Vec<&Sample>, Vec<&Sample>) =
+                samples.iter().partition(|s| s.shape.kernel_features().values()[f] <= *threshold);
+            annotate(matrix, le, &l);
+            annotate(matrix, gt, &g);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tuner::select::tests::toy;
+    use rand::Rng;
+
+    #[test]
+    fn thresholds_are_exact() {
+        for v in [0u64, 1, 2, 15, 16, 17, 100, 383, 4096, 1 << 40, (1 << 53) + 7] {
+            for w in [v + 1, v + 2, 2 * v + 1, v + 1000] {
+                let split = (encode(v) + encode(w)) / 2.0; // linfa's midpoint
+                if encode(v) >= split {
+                    continue; // v and w encode alike: no split can separate them
+                }
+                let t = raw_threshold(split).unwrap();
+                assert!(encode(t) < split && encode(t + 1) >= split, "{v} {w} {t}");
+                assert!(v <= t && t < w, "{v} {w} {t}");
+            }
+        }
+        assert_eq!(raw_threshold((encode(16) + encode(17)) / 2.0), Some(16));
+        assert_eq!(raw_threshold(0.0), None);
+        assert_eq!(raw_threshold(f64::NAN), None);
+        assert_eq!(raw_threshold(100.0), Some(u64::MAX));
+    }
+
+    /// 40 shapes: config 0 wins when the shape's m is at most 20, config 1 above.
+    fn separable() -> Matrix {
+        let problems: Vec<_> = (1..=40u64).map(|m| (0, m, 64, 64)).collect();
+        let time = (1..=40u64).map(|m| if m <= 20 { vec![1.0, 2.0, 5.0] } else { vec![2.0, 1.0, 5.0] }).collect();
+        toy(&[("d", "cpu")], &problems, time)
+    }
+
+    #[test]
+    fn reproduces_a_separable_labelling_exactly() {
+        let m = separable();
+        let rows: Vec<usize> = (0..40).collect();
+        let trained = train(&m, &rows, &[0, 1], "cpu", &TrainOptions::default()).unwrap();
+        // Held-out shapes next to the boundary may fall on the wrong side of a fold's threshold.
+        assert!(trained.chosen.slowdown < 1.05, "{:?}", trained.chosen);
+        // The kernel sees the row-major m as its n.
+        match &trained.tree.root {
+            Node::Split { feature, threshold, shapes, le, gt } => {
+                assert_eq!((feature.as_str(), *threshold, *shapes), ("n", 20, Some(40)));
+                assert!(matches!(&**le, Node::Leaf { variant, shapes: Some(20), .. } if *variant == m.configs[0].id()));
+                assert!(
+                    matches!(&**gt, Node::Leaf { variant, geomean_slowdown: Some(g), .. } if *variant == m.configs[1].id() && *g == 1.0)
+                );
+            }
+            leaf => panic!("{leaf:?}"),
+        }
+        for &r in &rows {
+            let want = if m.problems[r].shape.m <= 20 { 0 } else { 1 };
+            assert_eq!(pick(&m, &trained.tree, &m.problems[r].shape, &[0, 1]), Some(want));
+        }
+        // The JSON round trip keeps the tree.
+        let ids: Vec<String> = m.configs.iter().map(|c| c.id()).collect();
+        let json = serde_json::to_string(&trained.tree).unwrap();
+        assert_eq!(Tree::parse(std::path::Path::new("t.json"), &json, &ids).unwrap(), trained.tree);
+    }
+
+    #[test]
+    fn converted_tree_decides_like_linfa_everywhere() {
+        let mut rng = StdRng::seed_from_u64(3);
+        let shape = |rng: &mut StdRng| {
+            let d = |rng: &mut StdRng| 1u64 << rng.gen_range(0..13) | rng.gen_range(0..64);
+            Shape { m: d(rng), n: d(rng), k: d(rng) }
+        };
+        let samples: Vec<Sample> = (0..200)
+            .map(|_| Sample { shape: shape(&mut rng), rows: vec![], label: rng.gen_range(0..4), weight: 1.0 })
+            .collect();
+        let refs: Vec<&Sample> = samples.iter().collect();
+        let point = CvPoint { max_depth: 8, min_leaf: 1, weighting: Weighting::Uniform, slowdown: 1.0 };
+        let model = fit_linfa(&refs, &point).unwrap();
+        let m = toy(&[("d", "cpu")], &[(0, 1, 1, 1)], vec![vec![1.0; 4]]);
+        let tree = Tree { class: "cpu".into(), comment: String::new(), root: convert(&m, model.root_node()).unwrap() };
+        let mut probe: Vec<Shape> = samples.iter().map(|s| s.shape).collect();
+        probe.extend((0..3000).map(|_| shape(&mut rng)));
+        let mut x = Array2::<f64>::zeros((probe.len(), 8));
+        for (i, s) in probe.iter().enumerate() {
+            features(s).iter().enumerate().for_each(|(j, f)| x[(i, j)] = *f);
+        }
+        let linfa_picks = model.predict(&x);
+        for (s, want) in probe.iter().zip(linfa_picks.iter()) {
+            assert_eq!(tree.decide(&s.kernel_features()).variant(), m.configs[*want].id(), "{s}");
+        }
+    }
+
+    #[test]
+    fn simplify_merges_equal_siblings() {
+        let leaf =
+            |v: &str| Node::Leaf { variant: v.into(), shapes: None, geomean_slowdown: None, worst_slowdown: None };
+        let split = |le, gt| Node::Split {
+            feature: "m".into(),
+            threshold: 4,
+            shapes: None,
+            le: Box::new(le),
+            gt: Box::new(gt),
+        };
+        assert_eq!(simplify(split(split(leaf("a"), leaf("a")), leaf("a"))), leaf("a"));
+        let kept = split(leaf("a"), split(leaf("b"), leaf("b")));
+        assert_eq!(simplify(kept), split(leaf("a"), leaf("b")));
+    }
+
+    #[test]
+    fn bad_input_is_an_error() {
+        let m = separable();
+        assert!(matches!(train(&m, &[0], &[], "cpu", &TrainOptions::default()), Err(Error::Invalid(_))));
+        assert!(matches!(train(&m, &[0], &[9], "cpu", &TrainOptions::default()), Err(Error::Invalid(_))));
+        assert!(matches!(train(&m, &[99], &[0], "cpu", &TrainOptions::default()), Err(Error::Invalid(_))));
+        assert!(matches!(
+            train(&m, &[0], &[2], "cpu", &TrainOptions { folds: 1, ..TrainOptions::default() }),
+            Err(Error::Invalid(_))
+        ));
+    }
+}
