@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdint.h>
+#define CL_TARGET_OPENCL_VERSION 300
 #include <clblast_c.h>
 #include "common.h"
 

@@ -4,7 +4,9 @@
 #ifndef FEWFIT_TEST_COMMON_H
 #define FEWFIT_TEST_COMMON_H
 
+#ifndef CL_TARGET_OPENCL_VERSION
 #define CL_TARGET_OPENCL_VERSION 300
+#endif
 #include <CL/cl.h>
 #include <math.h>
 #include <stdio.h>
@@ -30,7 +32,7 @@ static cl_command_queue queue;
 static cl_device_id device;
 
 /* The first device of the first platform that has one; exits 2 if there is none. */
-static void open_device(void) {
+static inline void open_device(void) {
   cl_platform_id platforms[8];
   cl_uint np = 0;
   clGetPlatformIDs(8, platforms, &np);
@@ -52,7 +54,7 @@ static void open_device(void) {
   exit(2);
 }
 
-static int device_has_fp64(void) {
+static inline int device_has_fp64(void) {
   cl_device_fp_config config = 0;
   clGetDeviceInfo(device, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof config, &config, NULL);
   return config != 0;
@@ -60,29 +62,29 @@ static int device_has_fp64(void) {
 
 static unsigned long long rng_state = 42;
 /* Uniform in [-1, 1) from a fixed seed. */
-static double random_value(void) {
+static inline double random_value(void) {
   rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
   return (double)(rng_state >> 11) / (double)(1ULL << 53) * 2.0 - 1.0;
 }
 
-static double* random_array(size_t len) {
+static inline double* random_array(size_t len) {
   double* x = malloc((len ? len : 1) * sizeof(double));
   for (size_t i = 0; i < len; i++) x[i] = random_value();
   return x;
 }
 
 /* Element (r, c) of op(X) of a stored matrix. */
-static double op_at(const double* x, int layout, int trans, size_t offset, size_t ld, size_t r, size_t c) {
+static inline double op_at(const double* x, int layout, int trans, size_t offset, size_t ld, size_t r, size_t c) {
   if (trans == 112) { size_t t = r; r = c; c = t; }
   return layout == 101 ? x[offset + r * ld + c] : x[offset + r + c * ld];
 }
 
-static size_t c_index(int layout, size_t offset, size_t ld, size_t i, size_t j) {
+static inline size_t c_index(int layout, size_t offset, size_t ld, size_t i, size_t j) {
   return layout == 101 ? offset + i * ld + j : offset + i + j * ld;
 }
 
 /* C = alpha op(A) op(B) + beta C in f64, in place (beta = 0 ignores C). */
-static void reference(int layout, int ta, int tb, size_t m, size_t n, size_t k, double alpha,
+static inline void reference(int layout, int ta, int tb, size_t m, size_t n, size_t k, double alpha,
                       const double* a, size_t a_off, size_t lda, const double* b, size_t b_off, size_t ldb,
                       double beta, double* c, size_t c_off, size_t ldc) {
   for (size_t i = 0; i < m; i++)
@@ -95,14 +97,14 @@ static void reference(int layout, int ta, int tb, size_t m, size_t n, size_t k, 
 }
 
 /* Elements a stored matrix needs from its buffer start: offset + (lines - 1) * ld + line length. */
-static size_t span(int layout, int trans, size_t rows, size_t cols, size_t offset, size_t ld) {
+static inline size_t span(int layout, int trans, size_t rows, size_t cols, size_t offset, size_t ld) {
   if (trans == 112) { size_t t = rows; rows = cols; cols = t; }
   size_t lines = layout == 101 ? rows : cols, len = layout == 101 ? cols : rows;
   return offset + (lines - 1) * ld + len;
 }
 
 /* A buffer of `len` elements of `size` bytes (4: float, 8: double) holding x. */
-static cl_mem upload(const double* x, size_t len, size_t size) {
+static inline cl_mem upload(const double* x, size_t len, size_t size) {
   void* host = malloc(len * size);
   for (size_t i = 0; i < len; i++) {
     if (size == 4) ((float*)host)[i] = (float)x[i];
@@ -115,7 +117,7 @@ static cl_mem upload(const double* x, size_t len, size_t size) {
   return mem;
 }
 
-static void download(cl_mem mem, double* x, size_t len, size_t size) {
+static inline void download(cl_mem mem, double* x, size_t len, size_t size) {
   void* host = malloc(len * size);
   clEnqueueReadBuffer(queue, mem, CL_TRUE, 0, len * size, host, 0, NULL, NULL);
   for (size_t i = 0; i < len; i++) x[i] = size == 4 ? ((float*)host)[i] : ((double*)host)[i];
@@ -123,7 +125,7 @@ static void download(cl_mem mem, double* x, size_t len, size_t size) {
 }
 
 /* Largest |got - want| / (1 + |want|) over len elements (a NaN where want has none counts as infinite). */
-static double max_error(const double* got, const double* want, size_t len) {
+static inline double max_error(const double* got, const double* want, size_t len) {
   double worst = 0;
   for (size_t i = 0; i < len; i++) {
     if (isnan(got[i]) && isnan(want[i])) continue;
