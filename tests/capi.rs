@@ -20,11 +20,11 @@ const STATIC_DEPS: &[&str] = &["-lOpenCL", "-lgcc_s", "-lutil", "-lrt", "-lpthre
 fn lib_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("test executable path");
     let deps = exe.parent().expect("deps folder");
-    [deps, deps.parent().unwrap_or(deps)]
+    let found = [deps, deps.parent().unwrap_or(deps)]
         .into_iter()
         .find(|d| d.join("libfewfit.so").exists() && d.join("libfewfit.a").exists())
-        .unwrap_or_else(|| panic!("no libfewfit.so and libfewfit.a next to {}", exe.display()))
-        .to_path_buf()
+        .map(Path::to_path_buf);
+    found.unwrap_or_else(|| panic!("no libfewfit.so and libfewfit.a next to {}", exe.display()))
 }
 
 /// Compiles the C sources (with include/ and tests/c/ on the include path) and extra arguments
