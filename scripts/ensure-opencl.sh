@@ -8,6 +8,8 @@ need=()
 if ! ls /etc/OpenCL/vendors/*.icd >/dev/null 2>&1; then need+=(pocl-opencl-icd); fi
 if ! ldconfig -p | grep -q 'libOpenCL\.so\.1'; then need+=(ocl-icd-libopencl1); fi
 if ! command -v cc >/dev/null 2>&1; then need+=(gcc); fi
+# The C tests compile against CL/cl.h and link -lOpenCL.
+if [ ! -e /usr/include/CL/cl.h ] || ! ldconfig -p | grep -q "libOpenCL\.so "; then need+=(ocl-icd-opencl-dev); fi
 if [ ! -e /usr/include/clblast_c.h ]; then need+=(libclblast-dev); fi
 if [ ${#need[@]} -gt 0 ]; then
   echo "ensure-opencl: installing ${need[*]}"
