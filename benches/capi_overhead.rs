@@ -24,9 +24,25 @@ const NO_TRANSPOSE: c_int = 111;
 
 /// The signature of `CLBlastSgemm` (and `FewfitSgemm`).
 type Sgemm = unsafe extern "C" fn(
-    c_int, c_int, c_int, usize, usize, usize, f32,
-    cl_mem, usize, usize, cl_mem, usize, usize, f32, cl_mem, usize, usize,
-    *mut cl_command_queue, *mut cl_event,
+    c_int,
+    c_int,
+    c_int,
+    usize,
+    usize,
+    usize,
+    f32,
+    cl_mem,
+    usize,
+    usize,
+    cl_mem,
+    usize,
+    usize,
+    f32,
+    cl_mem,
+    usize,
+    usize,
+    *mut cl_command_queue,
+    *mut cl_event,
 ) -> c_int;
 
 fn bench(c: &mut Criterion) {
@@ -55,8 +71,27 @@ fn bench(c: &mut Criterion) {
         let mut run = |spec: &GemmSpec| {
             // SAFETY: valid queue and buffers of one context, large enough for every spec.
             let status = unsafe {
-                sgemm(ROW_MAJOR, NO_TRANSPOSE, NO_TRANSPOSE, spec.m, spec.n, spec.k, 1.0, a.get(), 0, spec.lda,
-                    b.get(), 0, spec.ldb, 0.0, out.get(), 0, spec.ldc, &mut queue, std::ptr::null_mut())
+                sgemm(
+                    ROW_MAJOR,
+                    NO_TRANSPOSE,
+                    NO_TRANSPOSE,
+                    spec.m,
+                    spec.n,
+                    spec.k,
+                    1.0,
+                    a.get(),
+                    0,
+                    spec.lda,
+                    b.get(),
+                    0,
+                    spec.ldb,
+                    0.0,
+                    out.get(),
+                    0,
+                    spec.ldc,
+                    &mut queue,
+                    std::ptr::null_mut(),
+                )
             };
             assert_eq!(status, 0, "{name}: status {status} for {spec:?}");
         };

@@ -53,7 +53,15 @@ impl Runner<'_> {
     }
 
     /// Enqueues one GEMM (the in-order queue orders it after the previous ones).
-    fn gemm(&mut self, spec: GemmSpec, alpha: f32, a: &Buffer<f32>, b: &Buffer<f32>, beta: f32, c: &mut Buffer<f32>) -> Res<()> {
+    fn gemm(
+        &mut self,
+        spec: GemmSpec,
+        alpha: f32,
+        a: &Buffer<f32>,
+        b: &Buffer<f32>,
+        beta: f32,
+        c: &mut Buffer<f32>,
+    ) -> Res<()> {
         self.variants.push(chosen_variant::<f32>(self.queue, &spec)?.index());
         gemm(self.queue, &spec, alpha, a, b, beta, c, &[])?;
         Ok(())
@@ -71,10 +79,13 @@ struct Weights {
 fn softmax_rows(x: &mut [f32], len: usize) {
     for row in x.chunks_mut(len) {
         let max = row.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
-        let sum: f32 = row.iter_mut().map(|v| {
-            *v = (*v - max).exp();
-            *v
-        }).sum();
+        let sum: f32 = row
+            .iter_mut()
+            .map(|v| {
+                *v = (*v - max).exp();
+                *v
+            })
+            .sum();
         row.iter_mut().for_each(|v| *v /= sum);
     }
 }
@@ -199,8 +210,10 @@ fn main() -> Res<()> {
         warm.compiled,
         warm.from_cache
     );
-    println!("{:>4} {:>5} {:>4} {:>6} {:>9}  variants (qkv | scores per item | P·V per item | out per head | mlp up, down)",
-        "step", "batch", "seq", "tokens", "ms");
+    println!(
+        "{:>4} {:>5} {:>4} {:>6} {:>9}  variants (qkv | scores per item | P·V per item | out per head | mlp up, down)",
+        "step", "batch", "seq", "tokens", "ms"
+    );
     let check_step = 7;
     let mut used = std::collections::BTreeSet::new();
     for (step, (&(batch, seq), x)) in STEPS.iter().zip(&inputs).enumerate().skip(1) {

@@ -269,7 +269,8 @@ unsafe fn strided<T: Element>(
     queue: *mut cl_command_queue,
     event: *mut cl_event,
 ) -> Result<(), Code> {
-    let call = Call::new(layout, a_transpose, b_transpose, (m, n, k), (a_ld, b_ld, c_ld), [a, b, c], batch_count, queue)?;
+    let call =
+        Call::new(layout, a_transpose, b_transpose, (m, n, k), (a_ld, b_ld, c_ld), [a, b, c], batch_count, queue)?;
     let spec =
         call.spec.with_offsets(a_offset, b_offset, c_offset).with_batch(batch_count, a_stride, b_stride, c_stride);
     let lengths = call.check::<T>(&spec)?;
@@ -301,17 +302,21 @@ unsafe fn batched<T: Element>(
     queue: *mut cl_command_queue,
     event: *mut cl_event,
 ) -> Result<(), Code> {
-    let call = Call::new(layout, a_transpose, b_transpose, (m, n, k), (a_ld, b_ld, c_ld), [a, b, c], batch_count, queue)?;
-    if [alphas.is_null(), a_offsets.is_null(), b_offsets.is_null(), betas.is_null(), c_offsets.is_null()].contains(&true)
+    let call =
+        Call::new(layout, a_transpose, b_transpose, (m, n, k), (a_ld, b_ld, c_ld), [a, b, c], batch_count, queue)?;
+    if [alphas.is_null(), a_offsets.is_null(), b_offsets.is_null(), betas.is_null(), c_offsets.is_null()]
+        .contains(&true)
     {
         return Err(Status::InvalidValue as Code);
     }
     let slice = |p| std::slice::from_raw_parts(p, batch_count);
-    let (alphas, betas) = (std::slice::from_raw_parts(alphas, batch_count), std::slice::from_raw_parts(betas, batch_count));
+    let (alphas, betas) =
+        (std::slice::from_raw_parts(alphas, batch_count), std::slice::from_raw_parts(betas, batch_count));
     let offsets = [slice(a_offsets), slice(b_offsets), slice(c_offsets)];
     let uniform = alphas.iter().all(|x| *x == alphas[0]) && betas.iter().all(|x| *x == betas[0]);
     if let (true, [Some(sa), Some(sb), Some(sc)]) = (uniform, offsets.map(constant_stride)) {
-        let spec = call.spec.with_offsets(offsets[0][0], offsets[1][0], offsets[2][0]).with_batch(batch_count, sa, sb, sc);
+        let spec =
+            call.spec.with_offsets(offsets[0][0], offsets[1][0], offsets[2][0]).with_batch(batch_count, sa, sb, sc);
         // Overlapping C items (say, all offsets equal) go one by one below, in order.
         if spec.required_lengths(false).is_ok() {
             let lengths = call.check::<T>(&spec)?;
@@ -409,10 +414,18 @@ macro_rules! precision_entry_points {
     };
 }
 
-precision_entry_points!(f32, FewfitSgemm / CLBlastSgemm, FewfitSgemmBatched / CLBlastSgemmBatched,
-    FewfitSgemmStridedBatched / CLBlastSgemmStridedBatched);
-precision_entry_points!(f64, FewfitDgemm / CLBlastDgemm, FewfitDgemmBatched / CLBlastDgemmBatched,
-    FewfitDgemmStridedBatched / CLBlastDgemmStridedBatched);
+precision_entry_points!(
+    f32,
+    FewfitSgemm / CLBlastSgemm,
+    FewfitSgemmBatched / CLBlastSgemmBatched,
+    FewfitSgemmStridedBatched / CLBlastSgemmStridedBatched
+);
+precision_entry_points!(
+    f64,
+    FewfitDgemm / CLBlastDgemm,
+    FewfitDgemmBatched / CLBlastDgemmBatched,
+    FewfitDgemmStridedBatched / CLBlastDgemmStridedBatched
+);
 
 /// Programs fewfit has built in this process (compiled or loaded from its binary cache): a
 /// program can look this symbol up with `dlsym` to tell whether its GEMM calls went to fewfit.
