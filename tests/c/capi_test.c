@@ -14,6 +14,29 @@ static int gemm(size_t size, int layout, int ta, int tb, size_t m, size_t n, siz
   return FewfitDgemm(layout, ta, tb, m, n, k, alpha, a, a_off, lda, b, b_off, ldb, beta, c, c_off, ldc, q, ev);
 }
 
+/* Fewfit?gemmStridedBatched by element size. */
+static int strided(size_t size, size_t m, size_t n, size_t k, double alpha, cl_mem a, size_t a_off, size_t lda,
+                   size_t sa, cl_mem b, size_t b_off, size_t ldb, size_t sb, double beta, cl_mem c, size_t c_off,
+                   size_t ldc, size_t sc, size_t count, cl_command_queue* q) {
+  if (size == 4)
+    return FewfitSgemmStridedBatched(101, 111, 112, m, n, k, (float)alpha, a, a_off, lda, sa, b, b_off, ldb, sb,
+                                     (float)beta, c, c_off, ldc, sc, count, q, NULL);
+  return FewfitDgemmStridedBatched(101, 111, 112, m, n, k, alpha, a, a_off, lda, sa, b, b_off, ldb, sb, beta, c, c_off,
+                                   ldc, sc, count, q, NULL);
+}
+
+/* Fewfit?gemmBatched by element size (alphas and betas given as double, at most 4 items). */
+static int batched(size_t size, size_t m, size_t n, size_t k, const double* alphas, cl_mem a, const size_t* ao,
+                   size_t lda, cl_mem b, const size_t* bo, size_t ldb, const double* betas, cl_mem c, const size_t* co,
+                   size_t ldc, size_t count, cl_command_queue* q, cl_event* ev) {
+  float fa[4], fb[4];
+  for (size_t i = 0; alphas && i < count && i < 4; i++) fa[i] = (float)alphas[i], fb[i] = (float)betas[i];
+  if (size == 4)
+    return FewfitSgemmBatched(101, 111, 112, m, n, k, alphas ? fa : NULL, a, ao, lda, b, bo, ldb, fb, c, co, ldc, count,
+                              q, ev);
+  return FewfitDgemmBatched(101, 111, 112, m, n, k, alphas, a, ao, lda, b, bo, ldb, betas, c, co, ldc, count, q, ev);
+}
+
 /* One GEMM through the C API, checked against the reference. */
 static void check_gemm(size_t size, int layout, int ta, int tb, size_t m, size_t n, size_t k, size_t off, size_t pad,
                        double alpha, double beta) {
@@ -43,80 +66,77 @@ static void check_gemm(size_t size, int layout, int ta, int tb, size_t m, size_t
 }
 
 /* Strided batch and the array form (uniform: one launch; irregular: per item, including all items
- * accumulating into one C) against the reference, row-major A·Bᵀ. */
-static void check_batches(void) {
+ * accumulating into one C) against the reference, row-major A·Bᵀ, in f32 (size 4) or f64 (8). */
+static void check_batches(size_t size) {
   const size_t m = 13, n = 21, k = 17, count = 4, lda = k + 1, ldb = k, ldc = n + 3;
   const size_t sa = m * lda + 5, sb = n * ldb, sc = m * ldc + 2;
   size_t la = 3 + count * sa, lb = count * sb, lc = 1 + count * sc;
   double *a = random_array(la), *b = random_array(lb), *c = random_array(lc), *got = malloc(lc * sizeof(double));
-  cl_mem ab = upload(a, la, 4), bb = upload(b, lb, 4);
+  cl_mem ab = upload(a, la, size), bb = upload(b, lb, size);
 
   /* Strided: item i at offset + i * stride. */
-  cl_mem cb = upload(c, lc, 4);
-  int status = FewfitSgemmStridedBatched(101, 111, 112, m, n, k, 0.75f, ab, 3, lda, sa, bb, 0, ldb, sb, 1.5f, cb, 1,
-                                         ldc, sc, count, &queue, NULL);
+  cl_mem cb = upload(c, lc, size);
+  int status = strided(size, m, n, k, 0.75, ab, 3, lda, sa, bb, 0, ldb, sb, 1.5, cb, 1, ldc, sc, count, &queue);
   CHECK(status == 0, "strided status %d", status);
-  download(cb, got, lc, 4);
+  download(cb, got, lc, size);
   double* want = malloc(lc * sizeof(double));
+  const double tol = size == 4 ? 1e-4 : 1e-12;
   memcpy(want, c, lc * sizeof(double));
   for (size_t i = 0; i < count; i++)
     reference(101, 111, 112, m, n, k, 0.75, a, 3 + i * sa, lda, b, i * sb, ldb, 1.5, want, 1 + i * sc, ldc);
-  CHECK(max_error(got, want, lc) < 1e-4, "strided batch error %g", max_error(got, want, lc));
+  CHECK(max_error(got, want, lc) < tol, "strided batch error %g", max_error(got, want, lc));
   clReleaseMemObject(cb);
 
   /* Array form, uniform: the same result. */
-  cb = upload(c, lc, 4);
+  cb = upload(c, lc, size);
   size_t ao[4], bo[4], co[4];
-  float alphas[4], betas[4];
-  for (size_t i = 0; i < count; i++) ao[i] = 3 + i * sa, bo[i] = i * sb, co[i] = 1 + i * sc, alphas[i] = 0.75f, betas[i] = 1.5f;
-  status = FewfitSgemmBatched(101, 111, 112, m, n, k, alphas, ab, ao, lda, bb, bo, ldb, betas, cb, co, ldc, count, &queue, NULL);
+  double alphas[4], betas[4];
+  for (size_t i = 0; i < count; i++) ao[i] = 3 + i * sa, bo[i] = i * sb, co[i] = 1 + i * sc, alphas[i] = 0.75, betas[i] = 1.5;
+  status = batched(size, m, n, k, alphas, ab, ao, lda, bb, bo, ldb, betas, cb, co, ldc, count, &queue, NULL);
   CHECK(status == 0, "uniform batched status %d", status);
-  download(cb, got, lc, 4);
-  CHECK(max_error(got, want, lc) < 1e-4, "uniform batched error %g", max_error(got, want, lc));
+  download(cb, got, lc, size);
+  CHECK(max_error(got, want, lc) < tol, "uniform batched error %g", max_error(got, want, lc));
   clReleaseMemObject(cb);
 
   /* Array form, irregular: own alphas and betas, offsets out of order. */
-  cb = upload(c, lc, 4);
+  cb = upload(c, lc, size);
   memcpy(want, c, lc * sizeof(double));
   size_t perm[4] = {2, 0, 3, 1};
   for (size_t i = 0; i < count; i++) {
     ao[i] = 3 + perm[i] * sa, bo[i] = i * sb, co[i] = 1 + ((i + 1) % count) * sc;
-    alphas[i] = 0.5f + i, betas[i] = i == 2 ? 0.0f : -1.0f;
+    alphas[i] = 0.5 + i, betas[i] = i == 2 ? 0.0 : -1.0;
     reference(101, 111, 112, m, n, k, alphas[i], a, ao[i], lda, b, bo[i], ldb, betas[i], want, co[i], ldc);
   }
   cl_event ev = NULL;
-  status = FewfitSgemmBatched(101, 111, 112, m, n, k, alphas, ab, ao, lda, bb, bo, ldb, betas, cb, co, ldc, count, &queue, &ev);
+  status = batched(size, m, n, k, alphas, ab, ao, lda, bb, bo, ldb, betas, cb, co, ldc, count, &queue, &ev);
   CHECK(status == 0 && ev != NULL, "irregular batched status %d", status);
   if (ev) clReleaseEvent(ev);
-  download(cb, got, lc, 4);
-  CHECK(max_error(got, want, lc) < 1e-4, "irregular batched error %g", max_error(got, want, lc));
+  download(cb, got, lc, size);
+  CHECK(max_error(got, want, lc) < tol, "irregular batched error %g", max_error(got, want, lc));
   clReleaseMemObject(cb);
 
   /* Array form, every item into the same C with beta = 1: the items run in order. */
-  cb = upload(c, lc, 4);
+  cb = upload(c, lc, size);
   memcpy(want, c, lc * sizeof(double));
   for (size_t i = 0; i < count; i++) {
     ao[i] = 3 + i * sa, bo[i] = i * sb, co[i] = 1, alphas[i] = 1, betas[i] = 1;
     reference(101, 111, 112, m, n, k, 1, a, ao[i], lda, b, bo[i], ldb, 1, want, 1, ldc);
   }
-  status = FewfitSgemmBatched(101, 111, 112, m, n, k, alphas, ab, ao, lda, bb, bo, ldb, betas, cb, co, ldc, count, &queue, NULL);
+  status = batched(size, m, n, k, alphas, ab, ao, lda, bb, bo, ldb, betas, cb, co, ldc, count, &queue, NULL);
   CHECK(status == 0, "accumulating batched status %d", status);
-  download(cb, got, lc, 4);
-  CHECK(max_error(got, want, lc) < 1e-4, "accumulating batched error %g", max_error(got, want, lc));
+  download(cb, got, lc, size);
+  CHECK(max_error(got, want, lc) < tol, "accumulating batched error %g", max_error(got, want, lc));
 
   /* Strided with overlapping C items is refused. */
-  status = FewfitSgemmStridedBatched(101, 111, 112, m, n, k, 1, ab, 3, lda, sa, bb, 0, ldb, sb, 1, cb, 1, ldc, 1, count,
-                                     &queue, NULL);
+  status = strided(size, m, n, k, 1, ab, 3, lda, sa, bb, 0, ldb, sb, 1, cb, 1, ldc, 1, count, &queue);
   CHECK(status == FewfitInvalidValue, "overlapping strided C: status %d", status);
   /* Batch count 0, NULL arrays. */
-  status = FewfitSgemmStridedBatched(101, 111, 112, m, n, k, 1, ab, 3, lda, sa, bb, 0, ldb, sb, 1, cb, 1, ldc, sc, 0,
-                                     &queue, NULL);
+  status = strided(size, m, n, k, 1, ab, 3, lda, sa, bb, 0, ldb, sb, 1, cb, 1, ldc, sc, 0, &queue);
   CHECK(status == FewfitInvalidBatchCount, "batch count 0: status %d", status);
-  status = FewfitSgemmBatched(101, 111, 112, m, n, k, NULL, ab, ao, lda, bb, bo, ldb, betas, cb, co, ldc, count, &queue, NULL);
+  status = batched(size, m, n, k, NULL, ab, ao, lda, bb, bo, ldb, betas, cb, co, ldc, count, &queue, NULL);
   CHECK(status == FewfitInvalidValue, "NULL alphas: status %d", status);
   /* Strides too large for A's buffer. */
-  status = FewfitSgemmStridedBatched(101, 111, 112, m, n, k, 1, ab, 3, lda, 2 * sa, bb, 0, ldb, sb, 1, cb, 1, ldc, sc,
-                                     count, &queue, NULL);
+  status = strided(size, m, n, k, 1, ab, 3, lda, 2 * sa, bb, 0, ldb, sb, 1, cb, 1, ldc, sc, count, &queue);
   CHECK(status == FewfitInsufficientMemoryA, "A stride too large: status %d", status);
   clReleaseMemObject(ab), clReleaseMemObject(bb), clReleaseMemObject(cb);
   free(a), free(b), free(c), free(got), free(want);
@@ -175,7 +195,8 @@ int main(void) {
   } else {
     printf("device has no fp64: D results not checked\n");
   }
-  check_batches();
+  check_batches(4);
+  if (device_has_fp64()) check_batches(8);
   check_errors();
   printf("capi_test: %d of %d checks passed; FewfitProgramBuilds() = %llu\n", checks - failures, checks,
          (unsigned long long)FewfitProgramBuilds());
