@@ -186,7 +186,8 @@ impl Call {
         if m == 0 || n == 0 || k == 0 {
             return Err(Status::InvalidDimension as Code);
         }
-        if batch_count == 0 {
+        // Beyond 2³¹ − 1 the kernels cannot index it (and batched arrays are not sliced).
+        if batch_count == 0 || batch_count > i32::MAX as usize {
             return Err(Status::InvalidBatchCount as Code);
         }
         if queue.is_null() || (*queue).is_null() {
