@@ -417,6 +417,26 @@ pub unsafe fn enqueue_raw<T: Element>(
             lengths[i] = mem_len::<T>(mem)?;
         }
     }
+    enqueue_checked(queue, spec, alpha, [a, b, c], lengths, beta, wait, selection)
+}
+
+/// [`enqueue_raw`] once the buffers' lengths (in elements) are known: checks the spec against
+/// them, then selects and enqueues (the C ABI queries the lengths itself, to report which buffer is bad).
+///
+/// # Safety
+/// As [`enqueue_raw`]; `lengths` must not exceed the buffers' real lengths.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn enqueue_checked<T: Element>(
+    queue: cl_command_queue,
+    spec: &GemmSpec,
+    alpha: T,
+    [a, b, c]: [cl_mem; 3],
+    lengths: [usize; 3],
+    beta: T,
+    wait: &[cl_event],
+    selection: Selection,
+) -> Result<cl_event> {
+    let alpha_is_zero = alpha == T::ZERO;
     let problem = spec.validate(alpha_is_zero, lengths, [a, b, c])?;
     let engine = Engine::for_queue(queue)?;
     if T::PRECISION == Precision::F64 && !engine.info.fp64 {

@@ -6,6 +6,7 @@
 
 pub mod codegen;
 mod cache;
+pub mod capi;
 mod device;
 mod engine;
 mod error;

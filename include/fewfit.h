@@ -1,0 +1,123 @@
+/* fewfit C API: OpenCL GEMM from a small prebuilt variant set, called like CLBlast.
+ *
+ * Every function takes the same arguments, in the same order and with the same meaning, as its
+ * CLBlast namesake (FewfitSgemm as CLBlastSgemm, ...), and returns CLBlast's status codes (the
+ * values of CLBlastStatusCode; OpenCL errors are passed through as their OpenCL codes). It runs on
+ * the caller's context and queue, any device. Arguments are checked before any device work (C is
+ * untouched on error); null pointers give an error code. If `event` is not NULL it receives the
+ * call's event, which the caller releases.
+ *
+ * Differences from CLBlast: a strided batch whose C items overlap gives FewfitInvalidValue; a
+ * matrix spanning more than 2^31 - 1 elements gives FewfitNotImplemented.
+ *
+ * Link: -lfewfit (libfewfit.so or libfewfit.a; the static library also needs -lOpenCL -lpthread
+ * -ldl -lm). */
+#ifndef FEWFIT_H
+#define FEWFIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 300
+#endif
+#include <CL/cl.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Status codes: the values of CLBlast's CLBlastStatusCode. */
+typedef enum FewfitStatusCode_ {
+  FewfitSuccess             =     0, /* CLBlastSuccess */
+  FewfitBuildProgramFailure =   -11, /* a kernel failed to build on the device */
+  FewfitInvalidValue        =   -30, /* a layout/transpose out of range, a NULL array, overlapping C items */
+  FewfitInvalidCommandQueue =   -36, /* queue pointer or queue is NULL */
+  FewfitNotImplemented      = -1024, /* a matrix spans more than 2^31 - 1 elements */
+  FewfitInvalidMatrixA      = -1022, /* A is NULL or not a buffer */
+  FewfitInvalidMatrixB      = -1021,
+  FewfitInvalidMatrixC      = -1020,
+  FewfitInvalidDimension    = -1017, /* M, N or K is zero (or beyond 2^31 - 1) */
+  FewfitInvalidLeadDimA     = -1016, /* a_ld below A's stored line length */
+  FewfitInvalidLeadDimB     = -1015,
+  FewfitInvalidLeadDimC     = -1014,
+  FewfitInsufficientMemoryA = -1011, /* A's buffer too small for shape, offset, ld (and strides) */
+  FewfitInsufficientMemoryB = -1010,
+  FewfitInsufficientMemoryC = -1009,
+  FewfitInvalidBatchCount   = -2049, /* batch_count is zero */
+  FewfitNoDoublePrecision   = -2044, /* a D call on a device without fp64 */
+  FewfitUnexpectedError     = -2039  /* anything else, a caught panic included */
+} FewfitStatusCode;
+
+/* The values of CLBlastLayout and CLBlastTranspose (Conjugate = Yes for real types). */
+typedef enum FewfitLayout_ { FewfitLayoutRowMajor = 101, FewfitLayoutColMajor = 102 } FewfitLayout;
+typedef enum FewfitTranspose_ {
+  FewfitTransposeNo = 111, FewfitTransposeYes = 112, FewfitTransposeConjugate = 113
+} FewfitTranspose;
+
+/* C = alpha * op(A) * op(B) + beta * C. */
+FewfitStatusCode FewfitSgemm(const FewfitLayout layout, const FewfitTranspose a_transpose,
+                             const FewfitTranspose b_transpose, const size_t m, const size_t n,
+                             const size_t k, const float alpha,
+                             const cl_mem a_buffer, const size_t a_offset, const size_t a_ld,
+                             const cl_mem b_buffer, const size_t b_offset, const size_t b_ld,
+                             const float beta,
+                             cl_mem c_buffer, const size_t c_offset, const size_t c_ld,
+                             cl_command_queue* queue, cl_event* event);
+FewfitStatusCode FewfitDgemm(const FewfitLayout layout, const FewfitTranspose a_transpose,
+                             const FewfitTranspose b_transpose, const size_t m, const size_t n,
+                             const size_t k, const double alpha,
+                             const cl_mem a_buffer, const size_t a_offset, const size_t a_ld,
+                             const cl_mem b_buffer, const size_t b_offset, const size_t b_ld,
+                             const double beta,
+                             cl_mem c_buffer, const size_t c_offset, const size_t c_ld,
+                             cl_command_queue* queue, cl_event* event);
+
+/* batch_count GEMMs, item i with alphas[i], betas[i] and the i-th offsets. Equal alphas and betas
+ * with offsets of constant stride run as one strided launch; otherwise one launch per item. */
+FewfitStatusCode FewfitSgemmBatched(const FewfitLayout layout, const FewfitTranspose a_transpose,
+                                    const FewfitTranspose b_transpose, const size_t m, const size_t n,
+                                    const size_t k, const float* alphas,
+                                    const cl_mem a_buffer, const size_t* a_offsets, const size_t a_ld,
+                                    const cl_mem b_buffer, const size_t* b_offsets, const size_t b_ld,
+                                    const float* betas,
+                                    cl_mem c_buffer, const size_t* c_offsets, const size_t c_ld,
+                                    const size_t batch_count,
+                                    cl_command_queue* queue, cl_event* event);
+FewfitStatusCode FewfitDgemmBatched(const FewfitLayout layout, const FewfitTranspose a_transpose,
+                                    const FewfitTranspose b_transpose, const size_t m, const size_t n,
+                                    const size_t k, const double* alphas,
+                                    const cl_mem a_buffer, const size_t* a_offsets, const size_t a_ld,
+                                    const cl_mem b_buffer, const size_t* b_offsets, const size_t b_ld,
+                                    const double* betas,
+                                    cl_mem c_buffer, const size_t* c_offsets, const size_t c_ld,
+                                    const size_t batch_count,
+                                    cl_command_queue* queue, cl_event* event);
+
+/* batch_count GEMMs in one launch, item i at offset + i * stride in each buffer. */
+FewfitStatusCode FewfitSgemmStridedBatched(
+    const FewfitLayout layout, const FewfitTranspose a_transpose, const FewfitTranspose b_transpose,
+    const size_t m, const size_t n, const size_t k, const float alpha,
+    const cl_mem a_buffer, const size_t a_offset, const size_t a_ld, const size_t a_stride,
+    const cl_mem b_buffer, const size_t b_offset, const size_t b_ld, const size_t b_stride,
+    const float beta,
+    cl_mem c_buffer, const size_t c_offset, const size_t c_ld, const size_t c_stride,
+    const size_t batch_count, cl_command_queue* queue, cl_event* event);
+FewfitStatusCode FewfitDgemmStridedBatched(
+    const FewfitLayout layout, const FewfitTranspose a_transpose, const FewfitTranspose b_transpose,
+    const size_t m, const size_t n, const size_t k, const double alpha,
+    const cl_mem a_buffer, const size_t a_offset, const size_t a_ld, const size_t a_stride,
+    const cl_mem b_buffer, const size_t b_offset, const size_t b_ld, const size_t b_stride,
+    const double beta,
+    cl_mem c_buffer, const size_t c_offset, const size_t c_ld, const size_t c_stride,
+    const size_t batch_count, cl_command_queue* queue, cl_event* event);
+
+/* Programs fewfit has built in this process (compiled or from its binary cache). Look it up with
+ * dlsym(RTLD_DEFAULT, "FewfitProgramBuilds") to tell whether GEMM calls went through fewfit. */
+uint64_t FewfitProgramBuilds(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FEWFIT_H */

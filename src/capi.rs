@@ -1,0 +1,459 @@
+//! The C ABI (header `include/fewfit.h`): GEMM entry points with CLBlast's arguments, order,
+//! meaning and status codes (`FewfitSgemm` is called exactly like `CLBlastSgemm`), built into the
+//! cdylib and staticlib. With the `clblast-compat` feature the same functions are also exported
+//! under CLBlast's own names, so a program linked against libclblast switches to fewfit through
+//! `LD_PRELOAD`.
+//!
+//! Every call works on the caller's context and queue, whatever the device: the engine is found
+//! from the queue. Arguments are checked before any device work (C is untouched on error), a null
+//! pointer gives an error code, and no panic crosses the boundary (it becomes
+//! [`Status::UnexpectedError`]).
+
+use std::ffi::c_int;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use opencl3::event::release_event;
+use opencl3::types::{cl_command_queue, cl_event, cl_mem};
+
+use crate::engine::{build_stats, Engine};
+use crate::error::Error;
+use crate::gemm::{enqueue_checked, mem_len, Element, GemmSpec, Layout, Precision, Selection, Transpose};
+
+/// The status codes the C ABI returns: the values of CLBlast's `CLBlastStatusCode` for the cases
+/// that apply. OpenCL errors of the calls made for the GEMM are passed through as their own
+/// (negative) OpenCL codes.
+#[repr(i32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// Success (`CLBlastSuccess`).
+    Success = 0,
+    /// A kernel failed to build on the device (`CLBlastOpenCLBuildProgramFailure`, CL_BUILD_PROGRAM_FAILURE).
+    BuildProgramFailure = -11,
+    /// A layout or transpose value out of its enum, or a null array in a batched call
+    /// (`CLBlastInvalidValue`, CL_INVALID_VALUE); also a strided batch whose C items overlap.
+    InvalidValue = -30,
+    /// The `cl_command_queue*` or the queue it points to is null (`CLBlastInvalidCommandQueue`).
+    InvalidCommandQueue = -36,
+    /// What fewfit's kernels cannot do: a matrix spanning more than 2³¹ − 1 elements
+    /// (`CLBlastNotImplemented`).
+    NotImplemented = -1024,
+    /// A is null or not a buffer (`CLBlastInvalidMatrixA`).
+    InvalidMatrixA = -1022,
+    /// B is null or not a buffer (`CLBlastInvalidMatrixB`).
+    InvalidMatrixB = -1021,
+    /// C is null or not a buffer (`CLBlastInvalidMatrixC`).
+    InvalidMatrixC = -1020,
+    /// M, N or K is zero or beyond 2³¹ − 1 (`CLBlastInvalidDimension`).
+    InvalidDimension = -1017,
+    /// `a_ld` is below A's stored line length (`CLBlastInvalidLeadDimA`).
+    InvalidLeadDimA = -1016,
+    /// `b_ld` is below B's stored line length (`CLBlastInvalidLeadDimB`).
+    InvalidLeadDimB = -1015,
+    /// `c_ld` is below C's stored line length (`CLBlastInvalidLeadDimC`).
+    InvalidLeadDimC = -1014,
+    /// A's buffer is too small for shape, offset and leading dimension (`CLBlastInsufficientMemoryA`).
+    InsufficientMemoryA = -1011,
+    /// B's buffer is too small (`CLBlastInsufficientMemoryB`).
+    InsufficientMemoryB = -1010,
+    /// C's buffer is too small (`CLBlastInsufficientMemoryC`).
+    InsufficientMemoryC = -1009,
+    /// The batch count is zero or beyond 2³¹ − 1 (`CLBlastInvalidBatchCount`).
+    InvalidBatchCount = -2049,
+    /// A double-precision call on a device without fp64 (`CLBlastNoDoublePrecision`).
+    NoDoublePrecision = -2044,
+    /// An unexpected failure, a caught panic included (`CLBlastUnexpectedError`).
+    UnexpectedError = -2039,
+}
+
+/// A status code as returned to C: a [`Status`] or an OpenCL error code.
+type Code = c_int;
+
+/// One of the three matrices, for choosing its status codes.
+#[derive(Clone, Copy)]
+enum Matrix {
+    A,
+    B,
+    C,
+}
+
+impl Matrix {
+    const ALL: [Matrix; 3] = [Matrix::A, Matrix::B, Matrix::C];
+
+    /// Its "not a valid buffer" status.
+    fn invalid(self) -> Status {
+        [Status::InvalidMatrixA, Status::InvalidMatrixB, Status::InvalidMatrixC][self as usize]
+    }
+
+    /// Its "buffer too small" status.
+    fn insufficient(self) -> Status {
+        [Status::InsufficientMemoryA, Status::InsufficientMemoryB, Status::InsufficientMemoryC][self as usize]
+    }
+
+    /// The matrix that a [`GemmSpec`] argument name (`"a buffer"`, `"ldb"`) refers to.
+    fn named(name: &str) -> Option<Matrix> {
+        match name {
+            "a buffer" | "lda" => Some(Matrix::A),
+            "b buffer" | "ldb" => Some(Matrix::B),
+            "c buffer" | "ldc" | "c_batch_stride" => Some(Matrix::C),
+            _ => None,
+        }
+    }
+}
+
+/// The CLBlast status of a failed argument check of a [`GemmSpec`] (names as in `gemm.rs`).
+fn spec_status(name: &str) -> Status {
+    match (name, Matrix::named(name)) {
+        ("m" | "n" | "k", _) => Status::InvalidDimension,
+        ("batch_count", _) => Status::InvalidBatchCount,
+        ("c_batch_stride", _) => Status::InvalidValue,
+        ("lda", _) => Status::InvalidLeadDimA,
+        ("ldb", _) => Status::InvalidLeadDimB,
+        ("ldc", _) => Status::InvalidLeadDimC,
+        (_, Some(matrix)) => matrix.insufficient(),
+        _ => Status::UnexpectedError,
+    }
+}
+
+/// The code of an error of the runtime, for a call in precision `T` on `queue`.
+fn error_code<T: Element>(error: &Error, queue: cl_command_queue) -> Code {
+    let status = match error {
+        Error::OpenCl { code, .. } => return *code,
+        Error::InvalidArgument { name, .. } => spec_status(name),
+        Error::Unavailable { .. } if T::PRECISION == Precision::F64 && !has_fp64(queue) => Status::NoDoublePrecision,
+        Error::Unavailable { .. } | Error::Build { .. } => Status::BuildProgramFailure,
+        Error::NoDevice(_) | Error::Codegen(_) => Status::UnexpectedError,
+    };
+    status as Code
+}
+
+/// Whether the queue's device does f64 (false if the queue cannot be asked).
+fn has_fp64(queue: cl_command_queue) -> bool {
+    Engine::for_queue(queue).map(|e| e.info.fp64).unwrap_or(false)
+}
+
+/// Runs an entry point's body: its status, or [`Status::UnexpectedError`] if it panicked.
+fn guard(body: impl FnOnce() -> Result<(), Code>) -> Code {
+    match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(Ok(())) => Status::Success as Code,
+        Ok(Err(code)) => code,
+        Err(_) => Status::UnexpectedError as Code,
+    }
+}
+
+/// `CLBlastLayoutRowMajor`.
+const LAYOUT_ROW_MAJOR: c_int = 101;
+/// `CLBlastLayoutColMajor`.
+const LAYOUT_COL_MAJOR: c_int = 102;
+/// `CLBlastTransposeNo`.
+const TRANSPOSE_NO: c_int = 111;
+/// `CLBlastTransposeYes`.
+const TRANSPOSE_YES: c_int = 112;
+/// `CLBlastTransposeConjugate`: plain transposition for real types.
+const TRANSPOSE_CONJUGATE: c_int = 113;
+
+/// The call's shape and operands as CLBlast gives them (offsets of item 0, batch strides).
+struct Call {
+    spec: GemmSpec,
+    mems: [cl_mem; 3],
+    queue: cl_command_queue,
+}
+
+impl Call {
+    /// Checks the enums, the dimensions, the batch count and the queue; returns the spec
+    /// (offsets 0, batch 1) and the queue.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn new(
+        layout: c_int,
+        a_transpose: c_int,
+        b_transpose: c_int,
+        (m, n, k): (usize, usize, usize),
+        (a_ld, b_ld, c_ld): (usize, usize, usize),
+        mems: [cl_mem; 3],
+        batch_count: usize,
+        queue: *mut cl_command_queue,
+    ) -> Result<Call, Code> {
+        let layout = match layout {
+            LAYOUT_ROW_MAJOR => Layout::RowMajor,
+            LAYOUT_COL_MAJOR => Layout::ColumnMajor,
+            _ => return Err(Status::InvalidValue as Code),
+        };
+        let transpose = |t| match t {
+            TRANSPOSE_NO => Ok(Transpose::No),
+            TRANSPOSE_YES | TRANSPOSE_CONJUGATE => Ok(Transpose::Yes),
+            _ => Err(Status::InvalidValue as Code),
+        };
+        let (trans_a, trans_b) = (transpose(a_transpose)?, transpose(b_transpose)?);
+        if m == 0 || n == 0 || k == 0 {
+            return Err(Status::InvalidDimension as Code);
+        }
+        // Beyond 2³¹ − 1 the kernels cannot index it (and batched arrays are not sliced).
+        if batch_count == 0 || batch_count > i32::MAX as usize {
+            return Err(Status::InvalidBatchCount as Code);
+        }
+        if queue.is_null() || (*queue).is_null() {
+            return Err(Status::InvalidCommandQueue as Code);
+        }
+        let spec = GemmSpec::new(layout, trans_a, trans_b, m, n, k).with_ld(a_ld, b_ld, c_ld);
+        Ok(Call { spec, mems, queue: *queue })
+    }
+
+    /// Checks `spec` (this call's shape with offsets and batch set) against the buffers, as
+    /// CLBlast does (A and B are checked even where alpha = 0), and returns their lengths.
+    fn check<T: Element>(&self, spec: &GemmSpec) -> Result<[usize; 3], Code> {
+        // Dimensions, leading dimensions and batch strides first, then each buffer, as CLBlast.
+        let need = match spec.required_lengths(false) {
+            Err(Error::InvalidArgument { name, .. }) if !name.ends_with("buffer") => {
+                return Err(spec_status(name) as Code)
+            }
+            need => need,
+        };
+        let mut lengths = [0; 3];
+        for (i, matrix) in Matrix::ALL.into_iter().enumerate() {
+            if self.mems[i].is_null() {
+                return Err(matrix.invalid() as Code);
+            }
+            lengths[i] = mem_len::<T>(self.mems[i]).map_err(|_| matrix.invalid() as Code)?;
+        }
+        let need = need.map_err(|e| match e {
+            // A span beyond the kernels' index range: too big for the buffer, or else for fewfit.
+            Error::InvalidArgument { name, .. } => match Matrix::named(name) {
+                Some(m) if lengths[m as usize] > i32::MAX as usize => Status::NotImplemented as Code,
+                _ => spec_status(name) as Code,
+            },
+            other => error_code::<T>(&other, self.queue),
+        })?;
+        match Matrix::ALL.into_iter().find(|&m| need[m as usize] > lengths[m as usize]) {
+            Some(matrix) => Err(matrix.insufficient() as Code),
+            None => Ok(lengths),
+        }
+    }
+
+    /// Enqueues `spec` after `wait` and returns its event.
+    fn enqueue<T: Element>(
+        &self,
+        spec: &GemmSpec,
+        alpha: T,
+        beta: T,
+        lengths: [usize; 3],
+        wait: &[cl_event],
+    ) -> Result<cl_event, Code> {
+        // SAFETY: the caller of the entry point vouches for the queue and buffers; `lengths` were
+        // queried from the buffers by `check`.
+        unsafe { enqueue_checked(self.queue, spec, alpha, self.mems, lengths, beta, wait, Selection::Auto) }
+            .map_err(|e| error_code::<T>(&e, self.queue))
+    }
+}
+
+/// Hands `done` to the caller through `event` (CLBlast's contract), or releases it when `event` is null.
+unsafe fn hand_over(done: cl_event, event: *mut cl_event) {
+    if event.is_null() {
+        // Nothing else holds this reference; a failed release leaks one event at worst.
+        let _ = release_event(done);
+    } else {
+        *event = done;
+    }
+}
+
+/// A GEMM or strided batch of GEMMs, CLBlast's `Xgemm` / `XgemmStridedBatched`.
+#[allow(clippy::too_many_arguments)]
+unsafe fn strided<T: Element>(
+    layout: c_int,
+    a_transpose: c_int,
+    b_transpose: c_int,
+    (m, n, k): (usize, usize, usize),
+    alpha: T,
+    (a, a_offset, a_ld, a_stride): (cl_mem, usize, usize, usize),
+    (b, b_offset, b_ld, b_stride): (cl_mem, usize, usize, usize),
+    beta: T,
+    (c, c_offset, c_ld, c_stride): (cl_mem, usize, usize, usize),
+    batch_count: usize,
+    queue: *mut cl_command_queue,
+    event: *mut cl_event,
+) -> Result<(), Code> {
+    let call =
+        Call::new(layout, a_transpose, b_transpose, (m, n, k), (a_ld, b_ld, c_ld), [a, b, c], batch_count, queue)?;
+    let spec =
+        call.spec.with_offsets(a_offset, b_offset, c_offset).with_batch(batch_count, a_stride, b_stride, c_stride);
+    let lengths = call.check::<T>(&spec)?;
+    hand_over(call.enqueue(&spec, alpha, beta, lengths, &[])?, event);
+    Ok(())
+}
+
+/// The constant step of `offsets` (≥ 0), if they have one.
+fn constant_stride(offsets: &[usize]) -> Option<usize> {
+    let step = offsets.get(1).map_or(Some(0), |second| second.checked_sub(offsets[0]))?;
+    offsets.windows(2).all(|w| w[0].checked_add(step) == Some(w[1])).then_some(step)
+}
+
+/// CLBlast's `XgemmBatched`: per-item alphas, betas and offsets. Equal alphas and betas with
+/// offsets of constant stride (and C items that do not overlap) run as one strided launch;
+/// otherwise one launch per item, each after the previous one.
+#[allow(clippy::too_many_arguments)]
+unsafe fn batched<T: Element>(
+    layout: c_int,
+    a_transpose: c_int,
+    b_transpose: c_int,
+    (m, n, k): (usize, usize, usize),
+    alphas: *const T,
+    (a, a_offsets, a_ld): (cl_mem, *const usize, usize),
+    (b, b_offsets, b_ld): (cl_mem, *const usize, usize),
+    betas: *const T,
+    (c, c_offsets, c_ld): (cl_mem, *const usize, usize),
+    batch_count: usize,
+    queue: *mut cl_command_queue,
+    event: *mut cl_event,
+) -> Result<(), Code> {
+    let call =
+        Call::new(layout, a_transpose, b_transpose, (m, n, k), (a_ld, b_ld, c_ld), [a, b, c], batch_count, queue)?;
+    if [alphas.is_null(), a_offsets.is_null(), b_offsets.is_null(), betas.is_null(), c_offsets.is_null()]
+        .contains(&true)
+    {
+        return Err(Status::InvalidValue as Code);
+    }
+    let slice = |p| std::slice::from_raw_parts(p, batch_count);
+    let (alphas, betas) =
+        (std::slice::from_raw_parts(alphas, batch_count), std::slice::from_raw_parts(betas, batch_count));
+    let offsets = [slice(a_offsets), slice(b_offsets), slice(c_offsets)];
+    let uniform = alphas.iter().all(|x| *x == alphas[0]) && betas.iter().all(|x| *x == betas[0]);
+    if let (true, [Some(sa), Some(sb), Some(sc)]) = (uniform, offsets.map(constant_stride)) {
+        let spec =
+            call.spec.with_offsets(offsets[0][0], offsets[1][0], offsets[2][0]).with_batch(batch_count, sa, sb, sc);
+        // Overlapping C items (say, all offsets equal) go one by one below, in order.
+        if spec.required_lengths(false).is_ok() {
+            let lengths = call.check::<T>(&spec)?;
+            hand_over(call.enqueue(&spec, alphas[0], betas[0], lengths, &[])?, event);
+            return Ok(());
+        }
+    }
+    // Every item is checked before the first launch: the largest offsets need the longest buffers.
+    let max = offsets.map(|o| o.iter().copied().max().unwrap_or(0));
+    let lengths = call.check::<T>(&call.spec.with_offsets(max[0], max[1], max[2]))?;
+    let mut previous: Option<cl_event> = None;
+    for i in 0..batch_count {
+        let spec = call.spec.with_offsets(offsets[0][i], offsets[1][i], offsets[2][i]);
+        let wait: &[cl_event] = previous.as_slice();
+        let launched = call.enqueue(&spec, alphas[i], betas[i], lengths, wait);
+        if let Some(p) = previous.take() {
+            // The next launch (if any) holds its own dependency on it.
+            let _ = release_event(p);
+        }
+        previous = Some(launched?);
+    }
+    if let Some(done) = previous {
+        hand_over(done, event);
+    }
+    Ok(())
+}
+
+/// Defines an entry point `$fewfit` and, with the `clblast-compat` feature, the same function
+/// under CLBlast's name `$clblast`.
+macro_rules! entry_points {
+    ($(#[$doc:meta])* $fewfit:ident / $clblast:ident ($($arg:ident: $ty:ty),* $(,)?) => $body:expr) => {
+        $(#[$doc])*
+        ///
+        /// # Safety
+        /// The queue, buffers and arrays must be valid OpenCL objects of one context and readable
+        /// arrays of `batch_count` elements, as for CLBlast; null pointers are reported, not read.
+        #[no_mangle]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "C" fn $fewfit($($arg: $ty),*) -> c_int {
+            guard(|| $body)
+        }
+
+        #[cfg(feature = "clblast-compat")]
+        #[doc = concat!("[`", stringify!($fewfit), "`] under CLBlast's name (feature `clblast-compat`).")]
+        ///
+        /// # Safety
+        #[doc = concat!("As [`", stringify!($fewfit), "`].")]
+        #[no_mangle]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "C" fn $clblast($($arg: $ty),*) -> c_int {
+            $fewfit($($arg),*)
+        }
+    };
+}
+
+macro_rules! precision_entry_points {
+    ($t:ty, $gemm:ident / $cl_gemm:ident, $batched:ident / $cl_batched:ident, $strided:ident / $cl_strided:ident) => {
+        entry_points! {
+            #[doc = concat!("C = alpha·op(A)·op(B) + beta·C in ", stringify!($t), ", with the arguments of `", stringify!($cl_gemm), "`.")]
+            $gemm / $cl_gemm(
+                layout: c_int, a_transpose: c_int, b_transpose: c_int, m: usize, n: usize, k: usize,
+                alpha: $t, a_buffer: cl_mem, a_offset: usize, a_ld: usize,
+                b_buffer: cl_mem, b_offset: usize, b_ld: usize,
+                beta: $t, c_buffer: cl_mem, c_offset: usize, c_ld: usize,
+                queue: *mut cl_command_queue, event: *mut cl_event,
+            ) => strided::<$t>(layout, a_transpose, b_transpose, (m, n, k), alpha,
+                (a_buffer, a_offset, a_ld, 0), (b_buffer, b_offset, b_ld, 0), beta,
+                (c_buffer, c_offset, c_ld, 0), 1, queue, event)
+        }
+        entry_points! {
+            #[doc = concat!("A batch of ", stringify!($t), " GEMMs with per-item alphas, betas and offsets, with the arguments of `",
+                stringify!($cl_batched), "`: one strided launch when alphas and betas are equal and the offsets have a constant stride, else one launch per item.")]
+            $batched / $cl_batched(
+                layout: c_int, a_transpose: c_int, b_transpose: c_int, m: usize, n: usize, k: usize,
+                alphas: *const $t, a_buffer: cl_mem, a_offsets: *const usize, a_ld: usize,
+                b_buffer: cl_mem, b_offsets: *const usize, b_ld: usize,
+                betas: *const $t, c_buffer: cl_mem, c_offsets: *const usize, c_ld: usize,
+                batch_count: usize, queue: *mut cl_command_queue, event: *mut cl_event,
+            ) => batched::<$t>(layout, a_transpose, b_transpose, (m, n, k), alphas,
+                (a_buffer, a_offsets, a_ld), (b_buffer, b_offsets, b_ld), betas,
+                (c_buffer, c_offsets, c_ld), batch_count, queue, event)
+        }
+        entry_points! {
+            #[doc = concat!("A strided batch of ", stringify!($t), " GEMMs in one launch, with the arguments of `", stringify!($cl_strided), "`.")]
+            $strided / $cl_strided(
+                layout: c_int, a_transpose: c_int, b_transpose: c_int, m: usize, n: usize, k: usize,
+                alpha: $t, a_buffer: cl_mem, a_offset: usize, a_ld: usize, a_stride: usize,
+                b_buffer: cl_mem, b_offset: usize, b_ld: usize, b_stride: usize,
+                beta: $t, c_buffer: cl_mem, c_offset: usize, c_ld: usize, c_stride: usize,
+                batch_count: usize, queue: *mut cl_command_queue, event: *mut cl_event,
+            ) => strided::<$t>(layout, a_transpose, b_transpose, (m, n, k), alpha,
+                (a_buffer, a_offset, a_ld, a_stride), (b_buffer, b_offset, b_ld, b_stride), beta,
+                (c_buffer, c_offset, c_ld, c_stride), batch_count, queue, event)
+        }
+    };
+}
+
+precision_entry_points!(
+    f32,
+    FewfitSgemm / CLBlastSgemm,
+    FewfitSgemmBatched / CLBlastSgemmBatched,
+    FewfitSgemmStridedBatched / CLBlastSgemmStridedBatched
+);
+precision_entry_points!(
+    f64,
+    FewfitDgemm / CLBlastDgemm,
+    FewfitDgemmBatched / CLBlastDgemmBatched,
+    FewfitDgemmStridedBatched / CLBlastDgemmStridedBatched
+);
+
+/// Programs fewfit has built in this process (compiled or loaded from its binary cache): a
+/// program can look this symbol up with `dlsym` to tell whether its GEMM calls went to fewfit.
+#[no_mangle]
+pub extern "C" fn FewfitProgramBuilds() -> u64 {
+    let stats = build_stats();
+    stats.compiled + stats.from_cache
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn constant_strides() {
+        assert_eq!(constant_stride(&[5]), Some(0));
+        assert_eq!(constant_stride(&[3, 7, 11]), Some(4));
+        assert_eq!(constant_stride(&[3, 3, 3]), Some(0));
+        assert_eq!(constant_stride(&[3, 7, 12]), None);
+        assert_eq!(constant_stride(&[7, 3]), None);
+    }
+
+    #[test]
+    fn spec_names_map_to_clblast_codes() {
+        assert_eq!(spec_status("k"), Status::InvalidDimension);
+        assert_eq!(spec_status("ldb"), Status::InvalidLeadDimB);
+        assert_eq!(spec_status("c buffer"), Status::InsufficientMemoryC);
+        assert_eq!(spec_status("batch_count"), Status::InvalidBatchCount);
+    }
+}
