@@ -10,7 +10,7 @@ use clap::{Parser, Subcommand};
 use fewfit::tuner::dataset::Dataset;
 use fewfit::tuner::space::{sample, Limits, Space};
 use fewfit::tuner::sweep::{read_shapes, sweep, Plan, Shard};
-use fewfit::tuner::{import, Result};
+use fewfit::tuner::{evaluate, import, select, train, Error, Result};
 use fewfit::{list_devices, DefaultDevice, DeviceInfo};
 
 #[derive(Parser)]
@@ -46,6 +46,51 @@ enum Command {
         /// The dataset to write.
         #[arg(long)]
         out: PathBuf,
+    },
+    /// Compares set-selection methods on a train/test split of the shapes of a dataset.
+    Select {
+        /// Datasets.
+        #[arg(long, required = true, num_args = 1..)]
+        data: Vec<PathBuf>,
+        /// At most this many variants in the set.
+        #[arg(short = 'k', default_value_t = 12)]
+        k: usize,
+        /// At most this many variants used per device class.
+        #[arg(long, default_value_t = 8)]
+        per_class: usize,
+        /// Methods to run: greedy, kmeans, tree, exhaustive.
+        #[arg(long, default_values_t = vec!["greedy".to_string(), "kmeans".to_string(), "tree".to_string()])]
+        method: Vec<String>,
+        /// Fraction of shapes held out for testing.
+        #[arg(long, default_value_t = 0.2)]
+        test_fraction: f64,
+        /// Seed of the split and the methods.
+        #[arg(long, default_value_t = 42)]
+        seed: u64,
+    },
+    /// Trains the selector tree of a device class over a selected set and writes selector/CLASS.json.
+    Train {
+        /// Datasets.
+        #[arg(long, required = true, num_args = 1..)]
+        data: Vec<PathBuf>,
+        /// The selected set.
+        #[arg(long, default_value = "variants/selected.json")]
+        selected: PathBuf,
+        /// The class: its devices' rows are the training data (`default`: every device's).
+        #[arg(long)]
+        class: String,
+        /// Where to write the tree.
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Slowdown against the oracle of the shipped set and trees on a dataset, with a CDF plot.
+    Evaluate {
+        /// Datasets (shapes never used in training, too).
+        #[arg(long, required = true, num_args = 1..)]
+        data: Vec<PathBuf>,
+        /// Where to write the SVG plot of the slowdown distribution.
+        #[arg(long)]
+        plot: Option<PathBuf>,
     },
 }
 
@@ -115,7 +160,50 @@ fn run(cli: Cli) -> Result<()> {
             println!("imported {} records from {} files into {}", set.records.len(), files.len(), out.display());
             Ok(())
         }
+        Command::Select { data, k, per_class, method, test_fraction, seed } => {
+            let matrix = load_matrix(&data)?;
+            let methods = method.iter().map(|m| m.parse::<select::Method>()).collect::<Result<Vec<_>>>()?;
+            let split = select::split_shapes(&matrix, test_fraction, seed)?;
+            let options = select::SelectOptions { max_configs: k, max_per_class: Some(per_class), seed, ..Default::default() };
+            print!("{}", select::compare(&matrix, &split, &methods, &options)?.describe(&matrix));
+            Ok(())
+        }
+        Command::Train { data, selected, class, out } => {
+            let matrix = load_matrix(&data)?;
+            let text = std::fs::read_to_string(&selected).map_err(|source| Error::Io { path: selected.clone(), source })?;
+            let set = fewfit::codegen::SelectedSet::parse(&selected, &text)?;
+            let columns: Vec<usize> =
+                set.ids().iter().filter_map(|id| matrix.configs.iter().position(|c| &c.id() == id)).collect();
+            let rows = matrix.problems_of_class(Some(class.as_str()).filter(|c| *c != "default"));
+            let trained = train::train(&matrix, &rows, &columns, &class, &train::TrainOptions::default())?;
+            let json = serde_json::to_string_pretty(&trained.tree).map_err(|e| Error::Invalid(e.to_string()))?;
+            std::fs::write(&out, json + "\n").map_err(|source| Error::Io { path: out.clone(), source })?;
+            println!("wrote {} (cross-validated {:?})", out.display(), trained.chosen);
+            Ok(())
+        }
+        Command::Evaluate { data, plot } => {
+            let matrix = load_matrix(&data)?;
+            let root = std::path::Path::new(".");
+            let inputs = fewfit::codegen::read_inputs(root)?;
+            let shipped = evaluate::Shipped {
+                configs: inputs.selected.ids(),
+                trees: inputs.trees.into_iter().map(|(t, _)| t).collect(),
+            };
+            let evaluation = evaluate::evaluate(&matrix, None, &shipped)?;
+            print!("{}", evaluation.describe(&matrix));
+            if let Some(path) = plot {
+                evaluate::plot_cdf(&path, &[("shipped set + tree".to_string(), evaluation.slowdowns())])?;
+                println!("plot: {}", path.display());
+            }
+            Ok(())
+        }
     }
+}
+
+fn load_matrix(data: &[PathBuf]) -> Result<fewfit::tuner::dataset::Matrix> {
+    let (set, report) = Dataset::load(data)?;
+    eprintln!("data: {} records ({report})", set.records.len());
+    Ok(set.matrix("f32").prune())
 }
 
 fn devices() -> Result<()> {
