@@ -1,1 +1,664 @@
-fn main(){}
+//! The peer bench: on one list of shapes and with one timing method, times
+//! - fewfit as shipped (the device class's tree, then a prebuilt variant) through `fewfit::gemm`;
+//! - fewfit's oracle: the best variant of the whole space for the shape in a sweep dataset
+//!   (`--data`), built here with `CompiledVariant::build` and re-timed in this run;
+//! - CLBlast (`libclblast.so.1`, loaded at run time) on the same queue and buffers;
+//! - on a CPU device, OpenBLAS `cblas_sgemm` (`libopenblas.so.0`, loaded at run time) on host memory.
+//!
+//! Row-major NN SGEMM, alpha = 1, beta = 0, random data in [-1, 1). Each call is timed with the queue
+//! finished after it (wall time); device time is the median of the event's START..END. Every result
+//! is checked on 256 sampled elements against an f64 host reference; a wrong result is reported on
+//! stderr and makes the run exit non-zero. cuBLAS is timed by `scripts/device/cublas.py` and merged
+//! into the same table by `scripts/perf_table.py`.
+//!
+//! ```sh
+//! cargo run --release --features tune --example peers -- \
+//!     [--shapes variants/shapes/bench.txt] [--data FILE...] [--max-flops 1e10] [--json OUT]
+//! ```
+
+use std::collections::HashMap;
+use std::error::Error;
+use std::path::{Path, PathBuf};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use clap::Parser;
+use fewfit::codegen::Variant;
+use fewfit::tuner::dataset::Dataset;
+use fewfit::{chosen_variant, gemm, CompiledVariant, DefaultDevice, DeviceClass, Engine, GemmSpec, Precision};
+use opencl3::command_queue::CommandQueue;
+use opencl3::event::Event;
+use opencl3::memory::{Buffer, ClMem, CL_MEM_READ_WRITE};
+use opencl3::types::{cl_command_queue, cl_event, cl_mem, CL_BLOCKING};
+use rand::{rngs::StdRng, Rng, SeedableRng};
+use serde::Serialize;
+
+type Res<T> = Result<T, Box<dyn Error>>;
+
+/// Elements of C checked against the f64 reference per result.
+const CHECKED_ELEMENTS: usize = 256;
+
+#[derive(Parser)]
+#[command(about = "Times fewfit, its oracle and peers (CLBlast, OpenBLAS) on one shape list")]
+struct Args {
+    /// Shapes, one "M N K" per line (# comments).
+    #[arg(long, default_value = "variants/shapes/bench.txt")]
+    shapes: PathBuf,
+    /// Sweep datasets (JSON Lines, optionally .gz) giving the oracle variant per shape.
+    #[arg(long, num_args = 1..)]
+    data: Vec<PathBuf>,
+    /// Skip shapes of more than this many floating-point operations (2·M·N·K).
+    #[arg(long)]
+    max_flops: Option<f64>,
+    /// Timed calls per implementation and shape (the median is reported).
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(20..))]
+    repeats: u32,
+    /// Untimed calls before the timed ones.
+    #[arg(long, default_value_t = 3)]
+    warmup: u32,
+    /// Writes the results as JSON here.
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// CLBlast library to load (default: libclblast.so.1, then libclblast.so).
+    #[arg(long)]
+    clblast: Option<String>,
+}
+
+/// Times of one implementation on one shape, in ms.
+#[derive(Clone, Debug, Serialize)]
+struct Timing {
+    /// Median wall time of a call with the queue finished after it.
+    wall_ms: f64,
+    /// Fastest wall time.
+    wall_min_ms: f64,
+    /// Median device time (event START..END); absent for host libraries.
+    event_ms: Option<f64>,
+}
+
+/// One implementation's result on one shape.
+#[derive(Clone, Debug, Serialize)]
+struct Outcome {
+    /// The variant that ran (fewfit and its oracle).
+    variant: Option<String>,
+    /// Times, absent if it failed.
+    timing: Option<Timing>,
+    /// GFLOP/s from the median wall time.
+    gflops: Option<f64>,
+    /// GFLOP/s from the median device time.
+    event_gflops: Option<f64>,
+    /// Largest error over the checked elements, in units of the tolerance (ok when <= 1).
+    max_error: Option<f64>,
+    /// `ok`, `WRONG` or `failed`.
+    check: &'static str,
+    /// Why it failed to run.
+    error: Option<String>,
+}
+
+/// One shape's row.
+#[derive(Debug, Serialize)]
+struct Row {
+    m: usize,
+    n: usize,
+    k: usize,
+    flops: f64,
+    /// Why the shape was not run, if it was not.
+    skipped: Option<String>,
+    fewfit: Option<Outcome>,
+    oracle: Option<Outcome>,
+    /// The oracle's median device time recorded in the dataset, in ms.
+    oracle_sweep_ms: Option<f64>,
+    clblast: Option<Outcome>,
+    openblas: Option<Outcome>,
+}
+
+/// The JSON file's content.
+#[derive(Serialize)]
+struct Report {
+    tool: &'static str,
+    date: String,
+    command: String,
+    device: DeviceJson,
+    repeats: u32,
+    warmup: u32,
+    clblast: Option<String>,
+    openblas: Option<String>,
+    data: Vec<PathBuf>,
+    rows: Vec<Row>,
+    wrong_results: usize,
+}
+
+#[derive(Serialize)]
+struct DeviceJson {
+    name: String,
+    vendor: String,
+    driver: String,
+    platform_version: String,
+    class: String,
+}
+
+/// `CLBlastSgemm` from clblast_c.h.
+type ClblastSgemm = unsafe extern "C" fn(
+    layout: i32,
+    a_transpose: i32,
+    b_transpose: i32,
+    m: usize,
+    n: usize,
+    k: usize,
+    alpha: f32,
+    a: cl_mem,
+    a_offset: usize,
+    a_ld: usize,
+    b: cl_mem,
+    b_offset: usize,
+    b_ld: usize,
+    beta: f32,
+    c: cl_mem,
+    c_offset: usize,
+    c_ld: usize,
+    queue: *mut cl_command_queue,
+    event: *mut cl_event,
+) -> i32;
+
+/// `cblas_sgemm` from cblas.h (32-bit `blasint`, as Debian's OpenBLAS builds it).
+type CblasSgemm = unsafe extern "C" fn(
+    order: i32,
+    trans_a: i32,
+    trans_b: i32,
+    m: i32,
+    n: i32,
+    k: i32,
+    alpha: f32,
+    a: *const f32,
+    lda: i32,
+    b: *const f32,
+    ldb: i32,
+    beta: f32,
+    c: *mut f32,
+    ldc: i32,
+);
+
+/// A shared library and one function of it.
+struct Peer<F: 'static> {
+    /// The library name that loaded.
+    name: String,
+    func: libloading::Symbol<'static, F>,
+}
+
+/// Loads the first of `names` that opens and has `symbol`; the library stays loaded for the process.
+fn load_peer<F>(names: &[&str], symbol: &[u8]) -> Result<Peer<F>, String> {
+    let mut why = Vec::new();
+    for name in names {
+        // SAFETY: loading a BLAS library runs only its initialisers.
+        match unsafe { libloading::Library::new(name) } {
+            Ok(lib) => {
+                let lib: &'static libloading::Library = Box::leak(Box::new(lib));
+                // SAFETY: the type matches the C declaration of the symbol.
+                match unsafe { lib.get::<F>(symbol) } {
+                    Ok(func) => return Ok(Peer { name: name.to_string(), func }),
+                    Err(e) => why.push(format!("{name}: {e}")),
+                }
+            }
+            Err(e) => why.push(format!("{name}: {e}")),
+        }
+    }
+    Err(why.join("; "))
+}
+
+/// Reads "M N K" lines; `#` starts a comment.
+fn read_shapes(path: &Path) -> Res<Vec<(usize, usize, usize)>> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut shapes = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let v: Vec<usize> = line
+            .split(|c: char| c.is_whitespace() || c == ',' || c == 'x')
+            .filter(|s| !s.is_empty())
+            .map(str::parse)
+            .collect::<Result<_, _>>()
+            .map_err(|e| format!("{}:{}: {e}", path.display(), i + 1))?;
+        match v[..] {
+            [m, n, k] if m > 0 && n > 0 && k > 0 => shapes.push((m, n, k)),
+            _ => return Err(format!("{}:{}: expected three positive integers M N K", path.display(), i + 1).into()),
+        }
+    }
+    Ok(shapes)
+}
+
+/// The best valid f32 record per shape of one device in the datasets: (median ms, variant).
+fn oracle_table(paths: &[PathBuf], device: &str) -> Res<HashMap<(usize, usize, usize), (f64, Variant)>> {
+    let mut best: HashMap<(usize, usize, usize), (f64, Variant)> = HashMap::new();
+    if paths.is_empty() {
+        return Ok(best);
+    }
+    let (set, report) = Dataset::load(paths)?;
+    let mut other_devices = std::collections::BTreeSet::new();
+    for r in &set.records {
+        if r.device.name != device {
+            other_devices.insert(r.device.name.clone());
+            continue;
+        }
+        let (Some(t), Some(v)) = (r.median_ms(), r.variant.variant()) else { continue };
+        if r.precision != "f32" {
+            continue;
+        }
+        let shape = (r.m as usize, r.n as usize, r.k as usize);
+        if best.get(&shape).is_none_or(|(b, _)| t < *b) {
+            best.insert(shape, (t, v));
+        }
+    }
+    println!("oracle data: {report}; {} shapes with a valid fewfit variant on {device}", best.len());
+    if best.is_empty() && !other_devices.is_empty() {
+        println!("  (the data is of other devices: {})", other_devices.into_iter().collect::<Vec<_>>().join(", "));
+    }
+    Ok(best)
+}
+
+/// Warm-up calls, then `repeats` timed calls, each followed by `queue.finish()`.
+fn time_cl(queue: &CommandQueue, args: &Args, mut call: impl FnMut() -> Res<Event>) -> Res<Timing> {
+    for _ in 0..args.warmup {
+        call()?;
+        queue.finish()?;
+    }
+    let (mut wall, mut device) = (Vec::new(), Vec::new());
+    for _ in 0..args.repeats {
+        let start = Instant::now();
+        let event = call()?;
+        queue.finish()?;
+        wall.push(start.elapsed().as_secs_f64() * 1e3);
+        device.push((event.profiling_command_end()? - event.profiling_command_start()?) as f64 * 1e-6);
+    }
+    Ok(Timing { wall_min_ms: min(&wall), wall_ms: median(wall), event_ms: Some(median(device)) })
+}
+
+/// Warm-up calls, then `repeats` timed calls of a host function.
+fn time_host(args: &Args, mut call: impl FnMut()) -> Timing {
+    for _ in 0..args.warmup {
+        call();
+    }
+    let wall: Vec<f64> = (0..args.repeats)
+        .map(|_| {
+            let start = Instant::now();
+            call();
+            start.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    Timing { wall_min_ms: min(&wall), wall_ms: median(wall), event_ms: None }
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn min(v: &[f64]) -> f64 {
+    v.iter().copied().fold(f64::INFINITY, f64::min)
+}
+
+/// The operands of one shape: host copies, device buffers, the sampled elements and their reference.
+struct Problem {
+    m: usize,
+    n: usize,
+    k: usize,
+    a: Vec<f32>,
+    b: Vec<f32>,
+    a_buf: Buffer<f32>,
+    b_buf: Buffer<f32>,
+    c_buf: Buffer<f32>,
+    /// (index into C, f64 reference, tolerance).
+    samples: Vec<(usize, f64, f64)>,
+}
+
+impl Problem {
+    fn new(device: &DefaultDevice, (m, n, k): (usize, usize, usize), rng: &mut StdRng) -> Res<Problem> {
+        let a: Vec<f32> = (0..m * k).map(|_| rng.gen_range(-1.0..1.0)).collect();
+        let b: Vec<f32> = (0..k * n).map(|_| rng.gen_range(-1.0..1.0)).collect();
+        let upload = |data: &[f32]| -> Res<Buffer<f32>> {
+            // SAFETY: a fresh buffer of the data's length, written before use.
+            let mut buf =
+                unsafe { Buffer::<f32>::create(&device.context, CL_MEM_READ_WRITE, data.len(), std::ptr::null_mut())? };
+            unsafe { device.queue.enqueue_write_buffer(&mut buf, CL_BLOCKING, 0, data, &[])? };
+            Ok(buf)
+        };
+        let (a_buf, b_buf) = (upload(&a)?, upload(&b)?);
+        // SAFETY: C is filled with NaN before each implementation runs.
+        let c_buf = unsafe { Buffer::<f32>::create(&device.context, CL_MEM_READ_WRITE, m * n, std::ptr::null_mut())? };
+        let samples = (0..CHECKED_ELEMENTS.min(m * n))
+            .map(|s| {
+                let idx = if m * n <= CHECKED_ELEMENTS { s } else { rng.gen_range(0..m * n) };
+                let (i, j) = (idx / n, idx % n);
+                let (mut sum, mut mag) = (0.0f64, 0.0f64);
+                for p in 0..k {
+                    let prod = a[i * k + p] as f64 * b[p * n + j] as f64;
+                    sum += prod;
+                    mag += prod.abs();
+                }
+                (idx, sum, mag * (k as f64 + 2.0) * f32::EPSILON as f64 * 4.0)
+            })
+            .collect();
+        Ok(Problem { m, n, k, a, b, a_buf, b_buf, c_buf, samples })
+    }
+
+    fn spec(&self) -> GemmSpec {
+        GemmSpec::row_major(self.m, self.n, self.k)
+    }
+
+    fn flops(&self) -> f64 {
+        2.0 * self.m as f64 * self.n as f64 * self.k as f64
+    }
+
+    /// Fills C with NaN, so that a result not written is caught.
+    fn poison(&mut self, queue: &CommandQueue) -> Res<()> {
+        // SAFETY: the pattern and range lie inside C.
+        unsafe { queue.enqueue_fill_buffer(&mut self.c_buf, &[f32::NAN], 0, self.m * self.n * 4, &[])? };
+        queue.finish()?;
+        Ok(())
+    }
+
+    /// The largest error of the sampled elements of `c`, in units of the tolerance.
+    fn error_of(&self, c: &[f32]) -> f64 {
+        self.samples.iter().fold(0.0, |worst: f64, &(idx, want, tol)| {
+            let e = (c[idx] as f64 - want).abs() / tol.max(f64::MIN_POSITIVE);
+            if e.is_nan() { f64::INFINITY } else { worst.max(e) }
+        })
+    }
+
+    /// Reads C back and checks it.
+    fn check_device(&self, queue: &CommandQueue) -> Res<f64> {
+        let mut c = vec![0.0f32; self.m * self.n];
+        // SAFETY: `c` holds the whole buffer.
+        unsafe { queue.enqueue_read_buffer(&self.c_buf, CL_BLOCKING, 0, &mut c, &[])? };
+        Ok(self.error_of(&c))
+    }
+}
+
+/// Runs and checks one OpenCL implementation: `call` enqueues one GEMM into the problem's C.
+fn run_cl(
+    problem: &mut Problem,
+    queue: &CommandQueue,
+    args: &Args,
+    variant: Option<String>,
+    mut call: impl FnMut(&mut Problem) -> Res<Event>,
+) -> Outcome {
+    let result = (|| -> Res<(Timing, f64)> {
+        problem.poison(queue)?;
+        let timing = time_cl(queue, args, || call(problem))?;
+        Ok((timing, problem.check_device(queue)?))
+    })();
+    outcome(problem.flops(), variant, result)
+}
+
+fn outcome(flops: f64, variant: Option<String>, result: Res<(Timing, f64)>) -> Outcome {
+    match result {
+        Ok((timing, error)) => Outcome {
+            variant,
+            gflops: Some(flops / timing.wall_ms / 1e6),
+            event_gflops: timing.event_ms.map(|t| flops / t / 1e6),
+            timing: Some(timing),
+            max_error: Some(error),
+            check: if error <= 1.0 { "ok" } else { "WRONG" },
+            error: None,
+        },
+        Err(e) => Outcome {
+            variant,
+            timing: None,
+            gflops: None,
+            event_gflops: None,
+            max_error: None,
+            check: "failed",
+            error: Some(e.to_string()),
+        },
+    }
+}
+
+/// Today's date (UTC) as YYYY-MM-DD.
+fn today() -> String {
+    let days = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs() / 86_400).unwrap_or(0) as i64;
+    // Civil date from days since 1970-01-01 (H. Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + (month <= 2) as i64;
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
+fn main() -> Res<()> {
+    let args = Args::parse();
+    let shapes = read_shapes(&args.shapes)?;
+    let device = DefaultDevice::get()?;
+    let info = &device.info;
+    let command = std::env::args().collect::<Vec<_>>().join(" ");
+    println!("fewfit peer bench, {} (UTC)", today());
+    println!("device: {} ({}; class {}; driver {})", info.name, info.platform_version, info.class, info.driver);
+    println!("command: {command}");
+    println!(
+        "timing: {} warm-up calls, then the median of {} calls with the queue finished after each (wall); \
+         device time: median of the events' START..END",
+        args.warmup, args.repeats
+    );
+
+    let clblast_names: Vec<&str> = match &args.clblast {
+        Some(name) => vec![name.as_str()],
+        None => vec!["libclblast.so.1", "libclblast.so"],
+    };
+    let clblast = load_peer::<ClblastSgemm>(&clblast_names, b"CLBlastSgemm\0");
+    match &clblast {
+        Ok(p) => println!("CLBlast: {} (CLBlastSgemm on the same queue and buffers)", p.name),
+        Err(why) => println!("CLBlast: NOT LOADED, column left empty ({why})"),
+    }
+    let openblas = if info.class == DeviceClass::Cpu {
+        let peer = load_peer::<CblasSgemm>(&["libopenblas.so.0", "libopenblas.so"], b"cblas_sgemm\0");
+        match &peer {
+            Ok(p) => println!("OpenBLAS: {} (cblas_sgemm on host memory)", p.name),
+            Err(why) => println!("OpenBLAS: NOT LOADED, column left empty ({why})"),
+        }
+        peer.ok()
+    } else {
+        println!("OpenBLAS: not run (the device is not the host CPU)");
+        None
+    };
+    let clblast = clblast.ok();
+    let oracle = oracle_table(&args.data, &info.name)?;
+    if args.data.is_empty() {
+        println!("oracle: no --data, column left empty");
+    }
+
+    let engine = Engine::for_queue(device.queue.get())?;
+    engine.warm_up(Precision::F32)?;
+    let mut built: HashMap<String, Result<CompiledVariant, String>> = HashMap::new();
+    let mut rng = StdRng::seed_from_u64(42);
+    let mut rows = Vec::new();
+    for &(m, n, k) in &shapes {
+        let flops = 2.0 * m as f64 * n as f64 * k as f64;
+        let mut row = Row {
+            m,
+            n,
+            k,
+            flops,
+            skipped: None,
+            fewfit: None,
+            oracle: None,
+            oracle_sweep_ms: None,
+            clblast: None,
+            openblas: None,
+        };
+        if let Some(max) = args.max_flops.filter(|&max| flops > max) {
+            row.skipped = Some(format!("{flops:.3e} flops > --max-flops {max:.3e}"));
+            eprintln!("{m}x{n}x{k}: skipped ({})", row.skipped.as_deref().unwrap_or(""));
+            rows.push(row);
+            continue;
+        }
+        eprintln!("{m}x{n}x{k}: running");
+        let mut p = Problem::new(device, (m, n, k), &mut rng)?;
+        let spec = p.spec();
+        let queue = &device.queue;
+
+        let chosen = chosen_variant::<f32>(queue, &spec)?.to_string();
+        row.fewfit = Some(run_cl(&mut p, queue, &args, Some(chosen), |p| {
+            Ok(gemm(queue, &spec, 1.0f32, &p.a_buf, &p.b_buf, 0.0, &mut p.c_buf, &[])?)
+        }));
+
+        if let Some((sweep_ms, variant)) = oracle.get(&(m, n, k)) {
+            row.oracle_sweep_ms = Some(*sweep_ms);
+            let id = variant.id();
+            let compiled = built.entry(id.clone()).or_insert_with(|| {
+                CompiledVariant::build(&engine, variant, Precision::F32).map_err(|e| e.to_string())
+            });
+            row.oracle = Some(match compiled {
+                Ok(cv) => run_cl(&mut p, queue, &args, Some(id), |p| {
+                    Ok(cv.enqueue_gemm(queue, &spec, 1.0f32, &p.a_buf, &p.b_buf, 0.0, &mut p.c_buf, &[])?)
+                }),
+                Err(e) => outcome(flops, Some(id), Err(format!("build: {e}").into())),
+            });
+        }
+
+        if let Some(cl) = &clblast {
+            row.clblast = Some(run_cl(&mut p, queue, &args, None, |p| {
+                let mut q = queue.get();
+                let mut event: cl_event = std::ptr::null_mut();
+                // SAFETY: buffers hold m*k, k*n and m*n floats; row-major NN with tight leading dimensions.
+                let status = unsafe {
+                    (cl.func)(
+                        101, 111, 111, m, n, k, 1.0, p.a_buf.get(), 0, k, p.b_buf.get(), 0, n, 0.0, p.c_buf.get(), 0, n,
+                        &mut q, &mut event,
+                    )
+                };
+                if status != 0 || event.is_null() {
+                    return Err(format!("CLBlastSgemm returned status {status}").into());
+                }
+                Ok(Event::new(event))
+            }));
+        }
+
+        if let Some(ob) = &openblas {
+            let mut c = vec![f32::NAN; m * n];
+            let (a, b) = (&p.a, &p.b);
+            let timing = time_host(&args, || {
+                // SAFETY: slices of m*k, k*n and m*n floats; row-major NN with tight leading dimensions.
+                unsafe {
+                    (ob.func)(
+                        101, 111, 111, m as i32, n as i32, k as i32, 1.0, a.as_ptr(), k as i32, b.as_ptr(), n as i32,
+                        0.0, c.as_mut_ptr(), n as i32,
+                    )
+                }
+            });
+            row.openblas = Some(outcome(flops, None, Ok((timing, p.error_of(&c)))));
+        }
+        rows.push(row);
+    }
+
+    let wrong = report(&rows, &args);
+    if let Some(path) = &args.json {
+        let report = Report {
+            tool: "fewfit-peers",
+            date: today(),
+            command,
+            device: DeviceJson {
+                name: info.name.clone(),
+                vendor: info.vendor.clone(),
+                driver: info.driver.clone(),
+                platform_version: info.platform_version.clone(),
+                class: info.class.to_string(),
+            },
+            repeats: args.repeats,
+            warmup: args.warmup,
+            clblast: clblast.as_ref().map(|p| p.name.clone()),
+            openblas: openblas.as_ref().map(|p| p.name.clone()),
+            data: args.data.clone(),
+            rows,
+            wrong_results: wrong,
+        };
+        std::fs::write(path, serde_json::to_string_pretty(&report)? + "\n")
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        println!("\nwrote {}", path.display());
+    }
+    if wrong > 0 {
+        return Err(format!("{wrong} results were WRONG or failed (see above)").into());
+    }
+    Ok(())
+}
+
+/// Prints the wall and device-time tables with ratios and geomeans; returns how many results were
+/// wrong or failed (each is also reported on stderr).
+fn report(rows: &[Row], args: &Args) -> usize {
+    let cols = |r: &Row| [r.fewfit.clone(), r.oracle.clone(), r.clblast.clone(), r.openblas.clone()];
+    let names = ["fewfit", "oracle", "CLBlast", "OpenBLAS"];
+    let mut wrong = 0;
+    for r in rows {
+        for (name, o) in names.iter().zip(cols(r)) {
+            if let Some(o) = o.filter(|o| o.check != "ok") {
+                wrong += 1;
+                eprintln!(
+                    "!!! {} {}x{}x{}: {} result {} (max error {:?} x tolerance; {})",
+                    name,
+                    r.m,
+                    r.n,
+                    r.k,
+                    o.variant.as_deref().unwrap_or(""),
+                    o.check,
+                    o.max_error,
+                    o.error.as_deref().unwrap_or("")
+                );
+            }
+        }
+    }
+    let fmt = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.1}"));
+    let ratio = |a: Option<f64>, b: Option<f64>| a.zip(b).map(|(a, b)| a / b);
+    for (title, pick) in [
+        ("wall time, queue finished after each call", (|o: &Outcome| o.gflops) as fn(&Outcome) -> Option<f64>),
+        ("device time (events; CLBlast's event covers its last kernel only)", |o: &Outcome| o.event_gflops),
+    ] {
+        println!("\nGFLOP/s, {title}, median of {}:", args.repeats);
+        println!(
+            "{:>18} {:>9} {:>9} {:>9} {:>9}  {:>8} {:>8} {:>8}  {}",
+            "M x N x K", "fewfit", "oracle", "CLBlast", "OpenBLAS", "f/CLB", "f/orac", "f/OBLAS", "fewfit variant"
+        );
+        let mut logs = [Vec::new(), Vec::new(), Vec::new()];
+        for r in rows {
+            let shape = format!("{}x{}x{}", r.m, r.n, r.k);
+            if let Some(why) = &r.skipped {
+                println!("{shape:>18} skipped: {why}");
+                continue;
+            }
+            let g: Vec<Option<f64>> =
+                cols(r).iter().map(|o| o.as_ref().filter(|o| o.check == "ok").and_then(pick)).collect();
+            let ratios = [ratio(g[0], g[2]), ratio(g[0], g[1]), ratio(g[0], g[3])];
+            for (log, x) in logs.iter_mut().zip(ratios) {
+                log.extend(x.map(f64::ln));
+            }
+            let fr = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.2}"));
+            let variant = r.fewfit.as_ref().and_then(|o| o.variant.clone()).unwrap_or_default();
+            println!(
+                "{shape:>18} {:>9} {:>9} {:>9} {:>9}  {:>8} {:>8} {:>8}  {variant}",
+                fmt(g[0]),
+                fmt(g[1]),
+                fmt(g[2]),
+                fmt(g[3]),
+                fr(ratios[0]),
+                fr(ratios[1]),
+                fr(ratios[2])
+            );
+        }
+        let geo = |l: &Vec<f64>| {
+            if l.is_empty() {
+                "-".to_string()
+            } else {
+                format!("{:.2} ({})", (l.iter().sum::<f64>() / l.len() as f64).exp(), l.len())
+            }
+        };
+        println!(
+            "geomean ratio (shapes): fewfit/CLBlast {}, fewfit/oracle {}, fewfit/OpenBLAS {}",
+            geo(&logs[0]),
+            geo(&logs[1]),
+            geo(&logs[2])
+        );
+    }
+    println!("\nratios > 1: fewfit is faster; fewfit/cuBLAS: scripts/perf_table.py with scripts/device/cublas.py's JSON");
+    wrong
+}
