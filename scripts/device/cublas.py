@@ -1,5 +1,13 @@
-"""cuBLAS FP32 (TF32 off) through PyTorch on row-major NN GEMMs: median of 20 timed calls after
-warm-up, with the device synchronised around each call. Shapes as 'm n k' lines on stdin or argv."""
+"""cuBLAS FP32 (TF32 off) through PyTorch on row-major NN GEMMs, timed as examples/peers.rs times
+fewfit: warm-up calls, then the median of N calls with the device synchronised after each (wall
+time), and the median of CUDA events around each call (device time).
+
+Usage: python3 cublas.py [--shapes FILE] [--json OUT] [--repeats 20] [--warmup 3] [--max-flops F] [M N K ...]
+Shapes: 'M N K' lines of FILE (# comments), else triples on the command line, else lines on stdin.
+Prints one 'cublas M N K wall_ms X event_ms Y gflops Z event_gflops W' line per shape."""
+import argparse
+import datetime
+import json
 import sys
 import time
 
@@ -9,31 +17,73 @@ torch.backends.cuda.matmul.allow_tf32 = False
 torch.backends.cudnn.allow_tf32 = False
 
 
-def time_gemm(m, n, k, repeats=20):
-    a = torch.randn(m, k, device="cuda", dtype=torch.float32)
-    b = torch.randn(k, n, device="cuda", dtype=torch.float32)
-    for _ in range(3):
+def parse_shapes(lines):
+    shapes = []
+    for line in lines:
+        line = line.split("#")[0].replace(",", " ").replace("x", " ").strip()
+        if line:
+            m, n, k = (int(x) for x in line.split()[:3])
+            shapes.append((m, n, k))
+    return shapes
+
+
+def time_gemm(m, n, k, repeats, warmup):
+    a = torch.rand(m, k, device="cuda", dtype=torch.float32) * 2 - 1
+    b = torch.rand(k, n, device="cuda", dtype=torch.float32) * 2 - 1
+    for _ in range(warmup):
         torch.matmul(a, b)
     torch.cuda.synchronize()
-    times = []
+    wall, device = [], []
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     for _ in range(repeats):
         t = time.perf_counter()
+        start.record()
         torch.matmul(a, b)
+        end.record()
         torch.cuda.synchronize()
-        times.append(time.perf_counter() - t)
-    times.sort()
-    return times[len(times) // 2]
+        wall.append((time.perf_counter() - t) * 1e3)
+        device.append(start.elapsed_time(end))
+    return sorted(wall)[repeats // 2], min(wall), sorted(device)[repeats // 2]
 
 
 def main():
-    lines = sys.argv[1:] or [l for l in sys.stdin.read().splitlines()]
-    print(f"cuBLAS via torch {torch.__version__} on {torch.cuda.get_device_name(0)} (TF32 off)")
-    for line in lines:
-        if not line.strip() or line.startswith("#"):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--shapes")
+    p.add_argument("--json")
+    p.add_argument("--repeats", type=int, default=20)
+    p.add_argument("--warmup", type=int, default=3)
+    p.add_argument("--max-flops", type=float)
+    p.add_argument("dims", nargs="*")
+    args = p.parse_args()
+    if args.shapes:
+        shapes = parse_shapes(open(args.shapes).read().splitlines())
+    elif args.dims:
+        shapes = parse_shapes(args.dims if any(" " in d for d in args.dims)
+                              else [" ".join(args.dims[i:i + 3]) for i in range(0, len(args.dims), 3)])
+    else:
+        shapes = parse_shapes(sys.stdin.read().splitlines())
+    name = torch.cuda.get_device_name(0)
+    print(f"cuBLAS via torch {torch.__version__} on {name} (TF32 off), "
+          f"{args.warmup} warm-up calls, median of {args.repeats}")
+    rows = []
+    for m, n, k in shapes:
+        flops = 2.0 * m * n * k
+        if args.max_flops is not None and flops > args.max_flops:
+            rows.append({"m": m, "n": n, "k": k, "flops": flops, "skipped": f"flops > --max-flops {args.max_flops:g}"})
             continue
-        m, n, k = (int(x) for x in line.replace(",", " ").split()[:3])
-        t = time_gemm(m, n, k)
-        print(f"cublas {m} {n} {k} median_ms {t * 1e3:.4f} gflops {2 * m * n * k / t / 1e9:.1f}")
+        wall, wall_min, event = time_gemm(m, n, k, args.repeats, args.warmup)
+        row = {"m": m, "n": n, "k": k, "flops": flops, "wall_ms": wall, "wall_min_ms": wall_min, "event_ms": event,
+               "gflops": flops / wall / 1e6, "event_gflops": flops / event / 1e6}
+        rows.append(row)
+        print(f"cublas {m} {n} {k} wall_ms {wall:.4f} event_ms {event:.4f} "
+              f"gflops {row['gflops']:.1f} event_gflops {row['event_gflops']:.1f}", flush=True)
+    if args.json:
+        report = {"tool": "cublas-torch", "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
+                  "command": " ".join(sys.argv), "device": name, "torch": torch.__version__, "tf32": False,
+                  "repeats": args.repeats, "warmup": args.warmup, "rows": rows}
+        with open(args.json, "w") as f:
+            json.dump(report, f, indent=1)
+        print(f"wrote {args.json}")
 
 
 if __name__ == "__main__":
