@@ -6,6 +6,10 @@ cd "$(dirname "$0")/../.."
 rm -rf .device && mkdir -p .device/tests
 cargo build --release --example ml_shapes
 cp target/release/examples/ml_shapes .device/
+# The peer bench (scripts/device/bench.sh) and CLBlast for it, unpacked there into /tmp.
+cargo build --release --features tune --example peers
+cp target/release/examples/peers .device/
+(cd .device && apt-get download libclblast1)
 for t in variants errors threads; do
   bin=$(cargo test --no-run --test "$t" --message-format=json 2>/dev/null | python3 -c "import sys,json
 for l in sys.stdin:
@@ -13,5 +17,5 @@ for l in sys.stdin:
     if m.get('reason')=='compiler-artifact' and m.get('executable') and m['target']['name']=='$t': print(m['executable'])")
   cp "$bin" .device/tests/$t
 done
-strip .device/ml_shapes .device/tests/*
+strip .device/ml_shapes .device/peers .device/tests/*
 ls -la .device .device/tests

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# On the lent GPU machine: the peer bench in one command. Enables NVIDIA's OpenCL, unpacks the
+# carried CLBlast (.device/libclblast1_*.deb) into /tmp, then times fewfit as shipped, fewfit's
+# oracle (best variant of the sweep data for each shape, re-timed), CLBlast and cuBLAS (PyTorch,
+# TF32 off) on the same shapes, and merges them into one markdown table. Outputs go to $OUT (or
+# /tmp/peers-out). Binaries are built on the dev machine by scripts/device/build.sh.
+# Usage: bash scripts/device/bench.sh [SHAPES_FILE] [extra peers arguments, e.g. --max-flops 1e10]
+# Elsewhere (PoCL): DEVICE=cpu bash scripts/device/bench.sh ... uses the CPU device and skips the
+# NVIDIA set-up and cuBLAS.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+shapes="${1:-variants/shapes/bench.txt}"; shift || true
+out="${OUT:-/tmp/peers-out}"; mkdir -p "$out"
+device="${DEVICE:-gpu}"
+date -u
+if [ "$device" = gpu ]; then
+  echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
+  nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+fi
+deb=$(ls .device/libclblast1_*.deb 2>/dev/null | head -1)
+if [ -n "$deb" ]; then
+  rm -rf /tmp/clblast && dpkg -x "$deb" /tmp/clblast
+  lib=$(dirname "$(find /tmp/clblast -name 'libclblast.so.1*' | head -1)")
+  export LD_LIBRARY_PATH="$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  echo "CLBlast from $deb: $lib"; ldd "$lib/libclblast.so.1" | grep "not found" || true
+else
+  echo "no .device/libclblast1_*.deb carried: CLBlast only if installed system-wide"
+fi
+peers=.device/peers; [ -x "$peers" ] || peers=target/release/examples/peers
+data=(); for f in variants/data/*.jsonl variants/data/*.jsonl.gz; do [ -f "$f" ] && data+=("$f"); done
+export FEWFIT_DEVICE="$device" FEWFIT_CACHE_DIR="${FEWFIT_CACHE_DIR:-/tmp/fewfit-cache}"
+echo "== peers"
+"$peers" --shapes "$shapes" ${data[@]:+--data "${data[@]}"} --json "$out/peers.json" "$@" 2>&1 | tee "$out/peers.txt"
+rc=${PIPESTATUS[0]}
+cublas=()
+if [ "$device" = gpu ]; then
+  echo "== cuBLAS"
+  python3 scripts/device/cublas.py --shapes "$shapes" --json "$out/cublas.json" 2>&1 | tee "$out/cublas.txt"
+  [ -f "$out/cublas.json" ] && cublas=("$out/cublas.json")
+fi
+if [ -f "$out/peers.json" ]; then
+  for t in wall event; do
+    echo "== table ($t)"
+    python3 scripts/perf_table.py "$out/peers.json" ${cublas[@]:+"${cublas[@]}"} --time "$t" | tee "$out/table-$t.md"
+  done
+fi
+exit "$rc"
