@@ -1,13 +1,28 @@
+{% import "macros.cl" as macros %}
 {% include "common.cl" %}
 
 // Direct GEMM for small and skinny shapes (GEMV-like decode, M up to about 16). A work-group of
-// NDIMD x KDIMD work-items computes WPTM rows by NDIMD * WPTN columns of C: each work-item keeps
-// WPTM x WPTN partial sums over every KDIMD-th k, and the work-group adds them up in local memory.
-// The faster-varying work-item index runs along whichever dimension B is contiguous in, so loads of
-// B (the large operand) are coalesced. C is addressed through a row and a column stride, so the host
-// can hand the kernel the transposed problem (Cᵀ = op(B)ᵀ op(A)ᵀ) to make M the small side.
+// NDIMD x KDIMD work-items computes WPTM rows by NDIMD * WPTN * VWD columns of C: each work-item keeps
+// WPTM x (WPTN * VWD) partial sums over every KDIMD-th k (every KDIMD-th vector of VWD k's when B is
+// contiguous along K), and the work-group adds them up in local memory. The faster-varying work-item
+// index runs along whichever dimension B is contiguous in, and B (the large operand) is read in vectors
+// of VWD along that dimension, so its loads are coalesced and wide. C is addressed through a row and a
+// column stride, so the host can hand the kernel the transposed problem (Cᵀ = op(B)ᵀ op(A)ᵀ) to make M
+// the small side.
 #define WGS (NDIMD * KDIMD)
-#define OUTS (WPTM * WPTN)
+#define CPW (WPTN * VWD)
+#define OUTS (WPTM * CPW)
+// The column (within the work-group's tile) of a work-item's c-th column: WPTN vectors of VWD
+// adjacent columns, NDIMD * VWD apart.
+#define COLD(nd, c) (((nd) + ((c) / VWD) * NDIMD) * VWD + (c) % VWD)
+// Whether every vector of w elements at X + i + j * ld (i a multiple of w) is aligned to its size.
+#define ALIGNED(X, ld, w) ((((size_t)(X)) % ((w) * sizeof(real)) == 0) && ((ld) % (w) == 0))
+
+{{ macros::vector_helpers(dim="D", w=VWD) }}
+// x[0..VWD) into r[b..b + VWD), zero past `count` elements; one vector load when all are inside.
+#define LOADD(r, b, x, count, aligned) \
+    if ((count) >= VWD) { const realD v_ = GLOADD((x), (aligned)); UNPACKD(r, (b), v_) } \
+    else { for (int v_ = 0; v_ < VWD; v_++) { r[(b) + v_] = (v_ < (count)) ? (x)[v_] : ZERO; } }
 
 inline void direct_body(const int M, const int N, const int K, const real alpha, const real beta,
                         const __global real* restrict A, const int lda, const int a_along_m,
@@ -17,31 +32,69 @@ inline void direct_body(const int M, const int N, const int K, const real alpha,
     const int nd = b_along_n ? tid % NDIMD : tid / KDIMD;
     const int kd = b_along_n ? tid / NDIMD : tid % KDIMD;
     const int m0 = get_group_id(0) * WPTM;
-    const int n0 = get_group_id(1) * (NDIMD * WPTN);
+    const int n0 = get_group_id(1) * (NDIMD * CPW);
+    const bool a_aligned = ALIGNED(A, lda, VWD);
+    const bool b_aligned = ALIGNED(B, ldb, VWD);
 
-    real acc[WPTM][WPTN];
+    real acc[WPTM][CPW];
     #pragma unroll
     for (int wm = 0; wm < WPTM; wm++) {
         #pragma unroll
-        for (int wn = 0; wn < WPTN; wn++) {
-            acc[wm][wn] = ZERO;
+        for (int c = 0; c < CPW; c++) {
+            acc[wm][c] = ZERO;
         }
     }
     const bool rows_inside = m0 + WPTM <= M;
-    for (int p = kd; p < K; p += KDIMD) {
-        real b[WPTN];
-        #pragma unroll
-        for (int wn = 0; wn < WPTN; wn++) {
-            const int j = n0 + nd + wn * NDIMD;
-            b[wn] = (j < N) ? B_AT(p, j) : ZERO;
-        }
-        #pragma unroll
-        for (int wm = 0; wm < WPTM; wm++) {
-            const int i = m0 + wm;
-            const real a = (rows_inside || i < M) ? A_AT(i, p) : ZERO;
+    if (b_along_n) {
+        // B contiguous along N: each k, WPTN vectors of VWD columns.
+        for (int p = kd; p < K; p += KDIMD) {
+            real b[CPW];
             #pragma unroll
             for (int wn = 0; wn < WPTN; wn++) {
-                acc[wm][wn] = fma(a, b[wn], acc[wm][wn]);
+                const int j0 = n0 + COLD(nd, wn * VWD);
+                LOADD(b, wn * VWD, B + j0 + p * ldb, N - j0, b_aligned)
+            }
+            #pragma unroll
+            for (int wm = 0; wm < WPTM; wm++) {
+                const int i = m0 + wm;
+                const real a = (rows_inside || i < M) ? A_AT(i, p) : ZERO;
+                #pragma unroll
+                for (int c = 0; c < CPW; c++) {
+                    acc[wm][c] = fma(a, b[c], acc[wm][c]);
+                }
+            }
+        }
+    } else {
+        // B contiguous along K: each step, VWD adjacent k's of every column and row.
+        for (int p0 = kd * VWD; p0 < K; p0 += KDIMD * VWD) {
+            real a[WPTM * VWD];
+            #pragma unroll
+            for (int wm = 0; wm < WPTM; wm++) {
+                const int i = m0 + wm;
+                if (!(rows_inside || i < M)) {
+                    for (int v = 0; v < VWD; v++) {
+                        a[wm * VWD + v] = ZERO;
+                    }
+                } else if (a_along_m) {
+                    for (int v = 0; v < VWD; v++) {
+                        a[wm * VWD + v] = (p0 + v < K) ? A[i + (p0 + v) * lda] : ZERO;
+                    }
+                } else {
+                    LOADD(a, wm * VWD, A + p0 + i * lda, K - p0, a_aligned)
+                }
+            }
+            #pragma unroll
+            for (int c = 0; c < CPW; c++) {
+                const int j = n0 + COLD(nd, c);
+                real b[VWD];
+                LOADD(b, 0, B + p0 + j * ldb, (j < N) ? K - p0 : 0, b_aligned)
+                #pragma unroll
+                for (int wm = 0; wm < WPTM; wm++) {
+                    #pragma unroll
+                    for (int v = 0; v < VWD; v++) {
+                        acc[wm][c] = fma(a[wm * VWD + v], b[v], acc[wm][c]);
+                    }
+                }
             }
         }
     }
@@ -49,8 +102,8 @@ inline void direct_body(const int M, const int N, const int K, const real alpha,
     #pragma unroll
     for (int wm = 0; wm < WPTM; wm++) {
         #pragma unroll
-        for (int wn = 0; wn < WPTN; wn++) {
-            partial[(wm * WPTN + wn) * WGS + tid] = acc[wm][wn];
+        for (int c = 0; c < CPW; c++) {
+            partial[(wm * CPW + c) * WGS + tid] = acc[wm][c];
         }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -59,18 +112,18 @@ inline void direct_body(const int M, const int N, const int K, const real alpha,
     for (int o = tid; o < OUTS * NDIMD; o += WGS) {
         const int w = o / NDIMD;
         const int ndo = o % NDIMD;
-        const int wm = w / WPTN;
-        const int wn = w % WPTN;
+        const int wm = w / CPW;
+        const int c = w % CPW;
         real sum = ZERO;
         for (int k2 = 0; k2 < KDIMD; k2++) {
             const int t = b_along_n ? ndo + k2 * NDIMD : k2 + ndo * KDIMD;
             sum += partial[w * WGS + t];
         }
         const int i = m0 + wm;
-        const int j = n0 + ndo + wn * NDIMD;
+        const int j = n0 + COLD(ndo, c);
         if (i < M && j < N) {
-            __global real* c = C + i * c_rs + j * c_cs;
-            *c = (beta == ZERO) ? alpha * sum : fma(alpha, sum, beta * *c);
+            __global real* cp = C + i * c_rs + j * c_cs;
+            *cp = (beta == ZERO) ? alpha * sum : fma(alpha, sum, beta * *cp);
         }
     }
 }

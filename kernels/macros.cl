@@ -1,4 +1,4 @@
-{# Template macros shared by the kernel families. #}
+{# Template macros shared by the kernel families. Tera macros see only their arguments. #}
 {% macro vector_helpers(dim, w) -%}
 {% if w == 1 -%}
 typedef real real{{ dim }};
@@ -11,10 +11,19 @@ typedef real{{ w }} real{{ dim }};
 #define VSTORE{{ dim }}(v, p) vstore{{ w }}((v), 0, (p))
 #define UNPACK{{ dim }}(dst, b, v) {% for i in range(end=w) %}dst[(b) + {{ i }}] = (v).s{{ i }}; {% endfor %}
 {% endif -%}
+// A global load of VW{{ dim }} elements at p: one aligned vector access when `aligned` (the address
+// is a multiple of the vector's size), else vload{{ w }}, which needs only element alignment.
+#define GLOAD{{ dim }}(p, aligned) ((aligned) ? *(const __global real{{ dim }}*)(p) : VLOAD{{ dim }}(p))
+#define GSTORE{{ dim }}(v, p, aligned) do { if (aligned) { *(__global real{{ dim }}*)(p) = (v); } else { VSTORE{{ dim }}((v), (p)); } } while (0)
 {% endmacro vector_helpers %}
 
 {% macro stage(name, R, DIMO, dim) -%}
-inline void stage_{{ name }}(__local real* lm, const __global real* X, const int ld, const int along_outer,
+// Loads this work-item's share of the {{ R }} x KWG slice of operand {{ name }} at outer index o0 and depth
+// k0 into registers r, zero-filling what lies outside `outer` x K (K: the end of this work-group's K range).
+// along_outer: the operand is contiguous along its outer dimension; DIMO x (WGS / DIMO) work-items load
+// vectors of VW{{ dim }} along it. Otherwise it is contiguous along K; consecutive work-items load
+// consecutive vectors of VWK along K. `aligned`: the vectors' addresses are multiples of their size.
+inline void load_{{ name }}(real* r, const __global real* X, const int ld, const int along_outer, const bool aligned,
                      const int outer, const int K, const int o0, const int k0, const int tid) {
     const bool interior = (o0 + {{ R }} <= outer) && (k0 + KWG <= K);
     if (along_outer) {
@@ -25,26 +34,77 @@ inline void stage_{{ name }}(__local real* lm, const __global real* X, const int
             const int kk = tk + kl * (WGS / {{ DIMO }});
             #pragma unroll
             for (int ov = 0; ov < {{ R }} / ({{ DIMO }} * VW{{ dim }}); ov++) {
-                const int r = (to + ov * {{ DIMO }}) * VW{{ dim }};
+                const int o = (to + ov * {{ DIMO }}) * VW{{ dim }};
+                const int q = (kl * ({{ R }} / ({{ DIMO }} * VW{{ dim }})) + ov) * VW{{ dim }};
+                const __global real* x = X + (o0 + o) + (k0 + kk) * ld;
                 if (interior) {
-                    const real{{ dim }} v = VLOAD{{ dim }}(X + (o0 + r) + (k0 + kk) * ld);
-                    VSTORE{{ dim }}(v, lm + kk * {{ R }} + r);
+                    const real{{ dim }} v = GLOAD{{ dim }}(x, aligned);
+                    UNPACK{{ dim }}(r, q, v)
                 } else {
                     for (int e = 0; e < VW{{ dim }}; e++) {
-                        const int o = o0 + r + e, p = k0 + kk;
-                        lm[kk * {{ R }} + r + e] = (o < outer && p < K) ? X[o + p * ld] : ZERO;
+                        r[q + e] = (o0 + o + e < outer && k0 + kk < K) ? x[e] : ZERO;
                     }
                 }
             }
         }
     } else {
         #pragma unroll
-        for (int l = 0; l < ({{ R }} * KWG) / WGS; l++) {
+        for (int l = 0; l < ({{ R }} * KWG) / (WGS * VWK); l++) {
             const int e = tid + l * WGS;
-            const int kk = e % KWG, r = e / KWG;
-            const int o = o0 + r, p = k0 + kk;
-            lm[kk * {{ R }} + r] = (interior || (o < outer && p < K)) ? X[p + o * ld] : ZERO;
+            const int kv = e % (KWG / VWK), o = e / (KWG / VWK);
+            const __global real* x = X + (k0 + kv * VWK) + (o0 + o) * ld;
+            if (interior) {
+                const realK v = GLOADK(x, aligned);
+                UNPACKK(r, l * VWK, v)
+            } else {
+                for (int v = 0; v < VWK; v++) {
+                    r[l * VWK + v] = (o0 + o < outer && k0 + kv * VWK + v < K) ? x[v] : ZERO;
+                }
+            }
+        }
+    }
+}
+
+// Stores what load_{{ name }} put in registers r into the slice lm[kk * {{ R }} + o].
+inline void store_{{ name }}(__local real* lm, const real* r, const int along_outer, const int tid) {
+    if (along_outer) {
+        const int to = tid % {{ DIMO }};
+        const int tk = tid / {{ DIMO }};
+        #pragma unroll
+        for (int kl = 0; kl < KWG / (WGS / {{ DIMO }}); kl++) {
+            const int kk = tk + kl * (WGS / {{ DIMO }});
+            #pragma unroll
+            for (int ov = 0; ov < {{ R }} / ({{ DIMO }} * VW{{ dim }}); ov++) {
+                const int o = (to + ov * {{ DIMO }}) * VW{{ dim }};
+                const int q = (kl * ({{ R }} / ({{ DIMO }} * VW{{ dim }})) + ov) * VW{{ dim }};
+                VSTORE{{ dim }}(VLOAD{{ dim }}(r + q), lm + kk * {{ R }} + o);
+            }
+        }
+    } else {
+        #pragma unroll
+        for (int l = 0; l < ({{ R }} * KWG) / (WGS * VWK); l++) {
+            const int e = tid + l * WGS;
+            const int kv = e % (KWG / VWK), o = e / (KWG / VWK);
+            #pragma unroll
+            for (int v = 0; v < VWK; v++) {
+                lm[(kv * VWK + v) * {{ R }} + o] = r[l * VWK + v];
+            }
         }
     }
 }
 {%- endmacro stage %}
+
+{% macro scale_kernel() -%}
+// C = beta * C over an M x N block of C (beta = 0 writes zeros, even over NaN): the whole GEMM when
+// alpha = 0 or K = 0, where A and B are not read, and the first step of a split-K GEMM. Dimension 2
+// is the batch.
+__kernel void scale_c(const int M, const int N, const real beta,
+                      __global real* C, const int c_off, const int c_rs, const int c_cs, const int c_bs) {
+    const int i = get_global_id(0);
+    const int j = get_global_id(1);
+    if (i < M && j < N) {
+        const int idx = c_off + get_global_id(2) * c_bs + i * c_rs + j * c_cs;
+        C[idx] = (beta == ZERO) ? ZERO : beta * C[idx];
+    }
+}
+{%- endmacro scale_kernel %}

@@ -3,9 +3,14 @@
 
 // Tiled GEMM. A work-group computes an MWG x NWG tile of C with MDIMC x NDIMC work-items; each
 // work-item holds an MWI x NWI register tile. The K loop stages KWG-deep slices of A and B in local
-// memory (when SA / SB are 1), loaded by MDIMA x KDIMA and NDIMB x KDIMB work-item shapes. Tiles that
-// cross the edge of C or of K are loaded with bounds checks and zero fill; interior tiles with
-// vector loads. Any M, N, K works; nothing is padded or copied.
+// memory (when SA / SB are 1): each work-item loads its share into registers, then stores it to local
+// memory, with MDIMA x KDIMA and NDIMB x KDIMB work-item shapes for operands contiguous along M / N, and
+// vectors of VWK along K for operands contiguous along K. With DB = 1 there are two local buffers: the
+// next slice is loaded into registers before the current one is multiplied and stored into the other
+// buffer after, with one barrier per slice. With KSPLIT > 1, launch dimension 2 runs batch x KSPLIT:
+// each split multiplies one range of K and adds alpha times its product into C atomically (the host
+// first scales C by beta). Tiles that cross the edge of C or of K are loaded with bounds checks and zero
+// fill; interior tiles with vector loads. Any M, N, K works; nothing is padded or copied.
 #define WGS (MDIMC * NDIMC)
 #define MWI (MWG / MDIMC)
 #define NWI (NWG / NDIMC)
@@ -24,15 +29,38 @@
 #define COL_OF(tn, ni) (((ni) / VWN) * (NDIMC * VWN) + (tn) * VWN + (ni) % VWN)
 #endif
 
+// Whether every vector of w elements at X + i + j * ld (i a multiple of w) is aligned to its size.
+#define ALIGNED(X, ld, w) ((((size_t)(X)) % ((w) * sizeof(real)) == 0) && ((ld) % (w) == 0))
+
 {{ macros::vector_helpers(dim="M", w=VWM) }}
 {{ macros::vector_helpers(dim="N", w=VWN) }}
-// Stages the R x KWG slice of an operand (R = MWG for A, NWG for B) starting at outer index o0 and
-// depth k0 into lm[kk * R + r], zero-filling what lies outside `outer` x K.
-// along_outer: the operand is contiguous along its outer dimension and is loaded by DIMO x (WGS / DIMO)
-// work-items with vectors of VW; otherwise it is contiguous along K and loaded element by element.
+{{ macros::vector_helpers(dim="K", w=VWK) }}
 {% if SA == 1 %}{{ macros::stage(name="a", R="MWG", DIMO="MDIMA", dim="M") }}{% endif %}
 {% if SB == 1 %}{{ macros::stage(name="b", R="NWG", DIMO="NDIMB", dim="N") }}{% endif %}
-inline void xgemm_body(const int M, const int N, const int K, const real alpha, const real beta,
+{% if KSPLIT > 1 %}
+// *p += v atomically, by compare-and-swap on the bits (OpenCL 1.2 has no floating-point atomic add).
+#if PRECISION == 64
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+inline void atomic_add_real(__global real* p, const real v) {
+    ulong old = as_ulong(*p);
+    for (;;) {
+        const ulong seen = atom_cmpxchg((volatile __global ulong*)p, old, as_ulong(as_double(old) + v));
+        if (seen == old) break;
+        old = seen;
+    }
+}
+#else
+inline void atomic_add_real(__global real* p, const real v) {
+    uint old = as_uint(*p);
+    for (;;) {
+        const uint seen = atomic_cmpxchg((volatile __global uint*)p, old, as_uint(as_float(old) + v));
+        if (seen == old) break;
+        old = seen;
+    }
+}
+#endif
+{% endif %}
+inline void xgemm_body(const int M, const int N, const int K, const int split, const real alpha, const real beta,
                        const __global real* restrict A, const int lda, const int a_along_m,
                        const __global real* restrict B, const int ldb, const int b_along_n,
                        __global real* C, const int ldc, __local real* alm, __local real* blm) {
@@ -41,7 +69,20 @@ inline void xgemm_body(const int M, const int N, const int K, const real alpha, 
     const int tid = tm + tn * MDIMC;
     const int m0 = get_group_id(0) * MWG;
     const int n0 = get_group_id(1) * NWG;
-
+{% if KSPLIT > 1 %}
+    // This split's range of K: [kb, ke), a multiple of KWG long.
+    const int kchunk = ((K - 1) / (KSPLIT * KWG) + 1) * KWG;
+    const int kb = (int)min((long)K, (long)split * kchunk);
+    const int ke = (int)min((long)K, (long)kb + kchunk);
+{% else %}
+    const int kb = 0;
+    const int ke = K;
+{% endif %}
+{% if SA == 1 %}    real ra[MWG * KWG / WGS];
+    const bool a_aligned = a_along_m ? ALIGNED(A, lda, VWM) : ALIGNED(A, lda, VWK);
+{% endif %}{% if SB == 1 %}    real rb[NWG * KWG / WGS];
+    const bool b_aligned = b_along_n ? ALIGNED(B, ldb, VWN) : ALIGNED(B, ldb, VWK);
+{% endif %}
     // Accumulators: for each of the NWI columns, MWI / VWM vectors of VWM rows (SIMD on CPUs).
     realM acc[MWI / VWM][NWI];
     #pragma unroll
@@ -51,12 +92,34 @@ inline void xgemm_body(const int M, const int N, const int K, const real alpha, 
             acc[mv][ni] = (realM)(ZERO);
         }
     }
-
-    for (int k0 = 0; k0 < K; k0 += KWG) {
-{% if SA == 1 %}        stage_a(alm, A, lda, a_along_m, M, K, m0, k0, tid);
-{% endif %}{% if SB == 1 %}        stage_b(blm, B, ldb, b_along_n, N, K, n0, k0, tid);
-{% endif %}{% if SA == 1 or SB == 1 %}        barrier(CLK_LOCAL_MEM_FENCE);
+{% if DB == 1 %}
+    // Slice kb into buffer 0.
+    if (kb < ke) {
+{% if SA == 1 %}        load_a(ra, A, lda, a_along_m, a_aligned, M, ke, m0, kb, tid);
+        store_a(alm, ra, a_along_m, tid);
+{% endif %}{% if SB == 1 %}        load_b(rb, B, ldb, b_along_n, b_aligned, N, ke, n0, kb, tid);
+        store_b(blm, rb, b_along_n, tid);
+{% endif %}    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    int buf = 0;
 {% endif %}
+    for (int k0 = kb; k0 < ke; k0 += KWG) {
+{% if DB == 1 %}        // Load the next slice into registers now; store it into the other buffer after the multiply.
+        const bool more = k0 + KWG < ke;
+        if (more) {
+{% if SA == 1 %}            load_a(ra, A, lda, a_along_m, a_aligned, M, ke, m0, k0 + KWG, tid);
+{% endif %}{% if SB == 1 %}            load_b(rb, B, ldb, b_along_n, b_aligned, N, ke, n0, k0 + KWG, tid);
+{% endif %}        }
+{% if SA == 1 %}        const __local real* a_sl = alm + buf * (KWG * MWG);
+{% endif %}{% if SB == 1 %}        const __local real* b_sl = blm + buf * (KWG * NWG);
+{% endif %}{% else %}{% if SA == 1 %}        load_a(ra, A, lda, a_along_m, a_aligned, M, ke, m0, k0, tid);
+        store_a(alm, ra, a_along_m, tid);
+        const __local real* a_sl = alm;
+{% endif %}{% if SB == 1 %}        load_b(rb, B, ldb, b_along_n, b_aligned, N, ke, n0, k0, tid);
+        store_b(blm, rb, b_along_n, tid);
+        const __local real* b_sl = blm;
+{% endif %}{% if SA == 1 or SB == 1 %}        barrier(CLK_LOCAL_MEM_FENCE);
+{% endif %}{% endif %}
         #pragma unroll
         for (int kw = 0; kw < KWG; kw += KWI) {
             #pragma unroll
@@ -66,30 +129,30 @@ inline void xgemm_body(const int M, const int N, const int K, const real alpha, 
                 real bp[NWI];
 {% if SA == 1 %}                #pragma unroll
                 for (int mv = 0; mv < MWI / VWM; mv++) {
-                    av[mv] = VLOADM(alm + kk * MWG + ROW_OF(tm, mv * VWM));
+                    av[mv] = VLOADM(a_sl + kk * MWG + ROW_OF(tm, mv * VWM));
                 }
 {% else %}                const int p = k0 + kk;
                 #pragma unroll
                 for (int mv = 0; mv < MWI / VWM; mv++) {
                     const int i0 = m0 + ROW_OF(tm, mv * VWM);
-                    if (a_along_m && i0 + VWM <= M && p < K) {
+                    if (a_along_m && i0 + VWM <= M && p < ke) {
                         av[mv] = VLOADM(A + i0 + p * lda);
                     } else {
                         real* e = (real*)&av[mv];
                         for (int v = 0; v < VWM; v++) {
-                            e[v] = (i0 + v < M && p < K) ? A_AT(i0 + v, p) : ZERO;
+                            e[v] = (i0 + v < M && p < ke) ? A_AT(i0 + v, p) : ZERO;
                         }
                     }
                 }
 {% endif %}{% if SB == 1 %}                #pragma unroll
                 for (int nv = 0; nv < NWI / VWN; nv++) {
-                    const realN v = VLOADN(blm + kk * NWG + COL_OF(tn, nv * VWN));
+                    const realN v = VLOADN(b_sl + kk * NWG + COL_OF(tn, nv * VWN));
                     UNPACKN(bp, nv * VWN, v)
                 }
 {% else %}                #pragma unroll
                 for (int ni = 0; ni < NWI; ni++) {
                     const int j = n0 + COL_OF(tn, ni), p = k0 + kk;
-                    bp[ni] = (j < N && p < K) ? B_AT(p, j) : ZERO;
+                    bp[ni] = (j < N && p < ke) ? B_AT(p, j) : ZERO;
                 }
 {% endif %}                #pragma unroll
                 for (int mv = 0; mv < MWI / VWM; mv++) {
@@ -100,10 +163,32 @@ inline void xgemm_body(const int M, const int N, const int K, const real alpha, 
                 }
             }
         }
-{% if SA == 1 or SB == 1 %}        barrier(CLK_LOCAL_MEM_FENCE);
+{% if DB == 1 %}        if (more) {
+{% if SA == 1 %}            store_a(alm + (buf ^ 1) * (KWG * MWG), ra, a_along_m, tid);
+{% endif %}{% if SB == 1 %}            store_b(blm + (buf ^ 1) * (KWG * NWG), rb, b_along_n, tid);
+{% endif %}        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        buf ^= 1;
+{% elif SA == 1 or SB == 1 %}        barrier(CLK_LOCAL_MEM_FENCE);
 {% endif %}    }
 
-    // C = alpha * acc + beta * C (C is not read when beta = 0), a vector at a time inside C.
+{% if KSPLIT > 1 %}    // C += alpha * acc, atomically: C already holds beta * C, and the other splits add their parts.
+    #pragma unroll
+    for (int ni = 0; ni < NWI; ni++) {
+        const int j = n0 + COL_OF(tn, ni);
+        #pragma unroll
+        for (int mv = 0; mv < MWI / VWM; mv++) {
+            const int i0 = m0 + ROW_OF(tm, mv * VWM);
+            const real* e = (const real*)&acc[mv][ni];
+            if (j < N && kb < ke) {
+                for (int v = 0; v < VWM && i0 + v < M; v++) {
+                    atomic_add_real(C + i0 + v + j * ldc, alpha * e[v]);
+                }
+            }
+        }
+    }
+{% else %}    // C = alpha * acc + beta * C (C is not read when beta = 0), a vector at a time inside C.
+    const bool c_aligned = ALIGNED(C, ldc, VWM);
     #pragma unroll
     for (int ni = 0; ni < NWI; ni++) {
         const int j = n0 + COL_OF(tn, ni);
@@ -113,7 +198,7 @@ inline void xgemm_body(const int M, const int N, const int K, const real alpha, 
             __global real* c = C + i0 + j * ldc;
             if (j < N && i0 + VWM <= M) {
                 const realM r = alpha * acc[mv][ni];
-                VSTOREM((beta == ZERO) ? r : fma((realM)(beta), VLOADM(c), r), c);
+                GSTOREM((beta == ZERO) ? r : fma((realM)(beta), GLOADM(c, c_aligned), r), c, c_aligned);
             } else if (j < N) {
                 const real* e = (const real*)&acc[mv][ni];
                 for (int v = 0; v < VWM && i0 + v < M; v++) {
@@ -122,10 +207,11 @@ inline void xgemm_body(const int M, const int N, const int K, const real alpha, 
             }
         }
     }
-}
+{% endif %}}
 
 // One entry point per operand layout: am/ak = A contiguous along M/K, bk/bn = B along K/N.
-// Dimension 2 of the launch is the batch: item b reads A, B and C shifted by b * a_bs, b_bs, c_bs.
+// Dimension 2 of the launch is the batch (times KSPLIT): item b reads A, B and C shifted by
+// b * a_bs, b_bs, c_bs.
 {% for a in ["m", "k"] %}{% for b in ["k", "n"] %}
 __kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1)))
 void xgemm_a{{ a }}_b{{ b }}(const int M, const int N, const int K, const real alpha, const real beta,
@@ -133,12 +219,16 @@ void xgemm_a{{ a }}_b{{ b }}(const int M, const int N, const int K, const real a
                    const __global real* restrict B, const int b_off, const int ldb,
                    __global real* C, const int c_off, const int ldc,
                    const int a_bs, const int b_bs, const int c_bs) {
-    const int batch = get_global_id(2);
-{% if SA == 1 %}    __local real alm[KWG * MWG];
+    const int batch = get_global_id(2) / KSPLIT;
+    const int split = get_global_id(2) % KSPLIT;
+{% if SA == 1 %}    __local real alm[(DB + 1) * KWG * MWG];
 {% else %}    __local real* alm = 0;
-{% endif %}{% if SB == 1 %}    __local real blm[KWG * NWG];
+{% endif %}{% if SB == 1 %}    __local real blm[(DB + 1) * KWG * NWG];
 {% else %}    __local real* blm = 0;
-{% endif %}    xgemm_body(M, N, K, alpha, beta, A + a_off + batch * a_bs, lda, {{ a == "m" }}, B + b_off + batch * b_bs, ldb,
-               {{ b == "n" }}, C + c_off + batch * c_bs, ldc, alm, blm);
+{% endif %}    xgemm_body(M, N, K, split, alpha, beta, A + a_off + batch * a_bs, lda, {{ a == "m" }},
+               B + b_off + batch * b_bs, ldb, {{ b == "n" }}, C + c_off + batch * c_bs, ldc, alm, blm);
 }
 {% endfor %}{% endfor %}
+{% if KSPLIT > 1 %}
+{{ macros::scale_kernel() }}
+{% endif %}

@@ -88,6 +88,8 @@ pub struct DeviceInfo {
     pub local_mem_bytes: usize,
     /// Whether the device computes in f64.
     pub fp64: bool,
+    /// Whether the device has 64-bit global atomics (cl_khr_int64_base_atomics), which f64 split-K needs.
+    pub int64_atomics: bool,
 }
 
 impl DeviceInfo {
@@ -106,6 +108,7 @@ impl DeviceInfo {
             max_work_group_size: d.max_work_group_size().map_err(|e| cl("clGetDeviceInfo")(e.0))?,
             local_mem_bytes: d.local_mem_size().map_err(|e| cl("clGetDeviceInfo")(e.0))? as usize,
             fp64: d.double_fp_config().map(|c| c != 0).unwrap_or(false),
+            int64_atomics: d.extensions().map(|e| e.contains("cl_khr_int64_base_atomics")).unwrap_or(false),
         })
     }
 }

@@ -113,6 +113,10 @@ pub struct CompiledVariant {
     /// Indexed by `a_along_m as usize * 2 + b_along_n as usize`; a mutex each, since setting
     /// arguments and enqueueing must not interleave between threads.
     entries: Vec<Mutex<Kernel>>,
+    /// The variant's own `scale_c` (C = beta * C, enqueued before the kernel) when it splits K.
+    scale: Option<Mutex<Kernel>>,
+    /// Whether `scale` may run in 16 x 16 work-groups.
+    scale_local: bool,
 }
 
 impl CompiledVariant {
@@ -149,6 +153,10 @@ impl CompiledVariant {
         if precision == Precision::F64 && !info.fp64 {
             return Err(unavailable("the device has no fp64".into()));
         }
+        let k_splits = variant.geometry().k_splits;
+        if k_splits > 1 && precision == Precision::F64 && !info.int64_atomics {
+            return Err(unavailable("split-K in f64 needs cl_khr_int64_base_atomics, which the device lacks".into()));
+        }
         let program = Program::build(engine, id, source, precision.build_options())?;
         let mut entries = Vec::with_capacity(4);
         for a_along_m in [false, true] {
@@ -156,12 +164,15 @@ impl CompiledVariant {
                 entries.push(Mutex::new(program.kernel(&kernel_name(variant.family, a_along_m, b_along_n))?));
             }
         }
+        let scale = if k_splits > 1 { Some(Mutex::new(program.kernel("scale_c")?)) } else { None };
         Ok(CompiledVariant {
             id: id.to_string(),
             family: variant.family,
             geometry: variant.geometry(),
             _program: program,
             entries,
+            scale,
+            scale_local: info.max_work_group_size >= 256,
         })
     }
 
@@ -198,7 +209,8 @@ impl CompiledVariant {
         Ok(opencl3::event::Event::new(event))
     }
 
-    /// Launches the variant on a problem already checked by `gemm::validate`.
+    /// Launches the variant on a problem already checked by `gemm::validate`. A variant that splits
+    /// K first enqueues C = beta * C, and the kernel waits for it, so the returned event covers both.
     pub(crate) fn enqueue<T: Element>(
         &self,
         queue: cl_command_queue,
@@ -211,6 +223,15 @@ impl CompiledVariant {
             Orientation::SmallM if problem.m > problem.n => problem.transposed(),
             _ => *problem,
         };
+        let scaled = match &self.scale {
+            Some(scale) => {
+                let kernel = scale.lock().expect("kernel lock");
+                Some(Event(enqueue_scale_c(queue, &kernel, &p, beta, self.scale_local, wait)?))
+            }
+            None => None,
+        };
+        let scaled_list: Vec<cl_event> = scaled.iter().map(|e| e.0).collect();
+        let wait = if scaled.is_some() { &scaled_list[..] } else { wait };
         let entry = self.entries[p.a.along_outer as usize * 2 + p.b.along_outer as usize].lock().expect("kernel lock");
         let mut args = KernelArgs::new(&entry);
         args.int(p.m)?.int(p.n)?.int(p.k)?.value(alpha)?.value(beta)?;
@@ -223,9 +244,38 @@ impl CompiledVariant {
         };
         args.int(p.a.batch_stride)?.int(p.b.batch_stride)?.int(p.c.batch_stride)?;
         let g = &self.geometry;
-        let global = [p.m.div_ceil(g.tile[0]) * g.local[0], p.n.div_ceil(g.tile[1]) * g.local[1], p.batch];
+        let global = [p.m.div_ceil(g.tile[0]) * g.local[0], p.n.div_ceil(g.tile[1]) * g.local[1], p.batch * g.k_splits];
         launch(queue, &entry, global, Some([g.local[0], g.local[1], 1]), wait)
     }
+}
+
+/// An event this code enqueued and still holds, released on drop.
+struct Event(cl_event);
+
+impl Drop for Event {
+    fn drop(&mut self) {
+        // SAFETY: we own one reference to the event.
+        unsafe {
+            let _ = opencl3::event::release_event(self.0);
+        }
+    }
+}
+
+/// Enqueues a `scale_c` kernel: C = beta * C over a checked problem's C, in 16 x 16 work-groups
+/// where `local_16x16` (else the runtime's choice).
+fn enqueue_scale_c<T: Element>(
+    queue: cl_command_queue,
+    kernel: &Kernel,
+    problem: &Problem,
+    beta: T,
+    local_16x16: bool,
+    wait: &[cl_event],
+) -> Result<cl_event> {
+    let mut args = KernelArgs::new(kernel);
+    args.int(problem.m)?.int(problem.n)?.value(beta)?.mem(problem.c.mem)?;
+    args.int(problem.c.offset)?.int(problem.c.row_stride)?.int(problem.c.col_stride)?.int(problem.c.batch_stride)?;
+    let global = [problem.m.div_ceil(16) * 16, problem.n.div_ceil(16) * 16, problem.batch];
+    launch(queue, kernel, global, Some([16, 16, 1]).filter(|_| local_16x16), wait)
 }
 
 /// Sets a kernel's arguments in order.
@@ -441,13 +491,6 @@ impl Engine {
     ) -> Result<cl_event> {
         let set = self.set(T::PRECISION)?;
         let kernel = set.scale.lock().expect("kernel lock");
-        let mut args = KernelArgs::new(&kernel);
-        args.int(problem.m)?.int(problem.n)?.value(beta)?.mem(problem.c.mem)?;
-        args.int(problem.c.offset)?
-            .int(problem.c.row_stride)?
-            .int(problem.c.col_stride)?
-            .int(problem.c.batch_stride)?;
-        let global = [problem.m.div_ceil(16) * 16, problem.n.div_ceil(16) * 16, problem.batch];
-        launch(queue, &kernel, global, Some([16, 16, 1]).filter(|_| self.info.max_work_group_size >= 256), wait)
+        enqueue_scale_c(queue, &kernel, problem, beta, self.info.max_work_group_size >= 256, wait)
     }
 }

@@ -79,6 +79,9 @@ pub struct Constraint {
 }
 
 const POW2_1_8: &[u32] = &[1, 2, 4, 8];
+/// Local memory per work-group, in bytes, that every variant must fit in f32: the 48 KiB of NVIDIA
+/// GPUs (f64 variants that need more are refused at build time on devices with less).
+const LOCAL_MEM_TARGET: u32 = 48 * 1024;
 const BOOL: &[u32] = &[0, 1];
 const DIM: &[u32] = &[1, 2, 4, 8, 16, 32, 64, 128, 256];
 const TILE: &[u32] = &[1, 2, 4, 8, 16, 32, 64, 128, 256];
@@ -114,6 +117,21 @@ const XGEMM_PARAMS: &[ParamSpec] = &[
         meaning: "1: stage the B tile in local memory; 0: read B from global memory",
         allowed: BOOL,
     },
+    ParamSpec {
+        name: "VWK",
+        meaning: "vector width along K for global loads of an operand contiguous along K",
+        allowed: POW2_1_8,
+    },
+    ParamSpec {
+        name: "DB",
+        meaning: "1: double-buffer the local tiles, loading slice k+1 while slice k is multiplied",
+        allowed: BOOL,
+    },
+    ParamSpec {
+        name: "KSPLIT",
+        meaning: "splits of K, each in its own work-groups, added into C atomically (1: off)",
+        allowed: &[1, 2, 4, 8, 16, 32, 64],
+    },
 ];
 
 const XGEMM_CONSTRAINTS: &[Constraint] = &[
@@ -137,6 +155,20 @@ const XGEMM_CONSTRAINTS: &[Constraint] = &[
         name: "(MWG/MDIMC)*(NWG/NDIMC) <= 256",
         holds: |p| (p("MWG") / p("MDIMC")) * (p("NWG") / p("NDIMC")) <= 256,
     },
+    Constraint { name: "KWG % VWK == 0", holds: |p| p("KWG") % p("VWK") == 0 },
+    Constraint {
+        name: "(MWG*KWG) % (MDIMC*NDIMC*VWK) == 0",
+        holds: |p| (p("MWG") * p("KWG")) % (p("MDIMC") * p("NDIMC") * p("VWK")) == 0,
+    },
+    Constraint {
+        name: "(NWG*KWG) % (MDIMC*NDIMC*VWK) == 0",
+        holds: |p| (p("NWG") * p("KWG")) % (p("MDIMC") * p("NDIMC") * p("VWK")) == 0,
+    },
+    Constraint { name: "DB == 0 || SA + SB > 0", holds: |p| p("DB") == 0 || p("SA") + p("SB") > 0 },
+    Constraint {
+        name: "(DB+1)*(SA*MWG+SB*NWG)*KWG*4 <= 49152",
+        holds: |p| (p("DB") + 1) * (p("SA") * p("MWG") + p("SB") * p("NWG")) * p("KWG") * 4 <= LOCAL_MEM_TARGET,
+    },
 ];
 
 const DIRECT_PARAMS: &[ParamSpec] = &[
@@ -152,11 +184,20 @@ const DIRECT_PARAMS: &[ParamSpec] = &[
         meaning: "work-items along K in a work-group (their partial sums are reduced)",
         allowed: DIM,
     },
+    ParamSpec {
+        name: "VWD",
+        meaning: "vector width of B's loads along its contiguous dimension; columns per work-item = WPTN*VWD",
+        allowed: POW2_1_8,
+    },
 ];
 
 const DIRECT_CONSTRAINTS: &[Constraint] = &[
     Constraint { name: "NDIMD*KDIMD <= 1024", holds: |p| p("NDIMD") * p("KDIMD") <= 1024 },
-    Constraint { name: "WPTM*WPTN <= 64", holds: |p| p("WPTM") * p("WPTN") <= 64 },
+    Constraint { name: "WPTM*WPTN*VWD <= 64", holds: |p| p("WPTM") * p("WPTN") * p("VWD") <= 64 },
+    Constraint {
+        name: "WPTM*WPTN*VWD*NDIMD*KDIMD*4 <= 49152",
+        holds: |p| p("WPTM") * p("WPTN") * p("VWD") * p("NDIMD") * p("KDIMD") * 4 <= LOCAL_MEM_TARGET,
+    },
 ];
 
 /// A kernel variant: a family and a value for each of its parameters.
@@ -243,8 +284,8 @@ impl Variant {
     pub fn local_mem_bytes(&self, elem_bytes: usize) -> usize {
         let p = |n: &str| self.get(n) as usize;
         let elems = match self.family {
-            Family::Xgemm => p("SA") * p("KWG") * p("MWG") + p("SB") * p("KWG") * p("NWG"),
-            Family::Direct => p("NDIMD") * p("KDIMD") * p("WPTM") * p("WPTN"),
+            Family::Xgemm => (p("DB") + 1) * (p("SA") * p("KWG") * p("MWG") + p("SB") * p("KWG") * p("NWG")),
+            Family::Direct => p("NDIMD") * p("KDIMD") * p("WPTM") * p("WPTN") * p("VWD"),
         };
         elems * elem_bytes
     }
@@ -257,17 +298,20 @@ impl Variant {
                 local: [p("MDIMC"), p("NDIMC")],
                 tile: [p("MWG"), p("NWG")],
                 orientation: Orientation::ColumnMajorC,
+                k_splits: p("KSPLIT"),
             },
             Family::Direct => Geometry {
                 local: [1, p("NDIMD") * p("KDIMD")],
-                tile: [p("WPTM"), p("NDIMD") * p("WPTN")],
+                tile: [p("WPTM"), p("NDIMD") * p("WPTN") * p("VWD")],
                 orientation: Orientation::SmallM,
+                k_splits: 1,
             },
         }
     }
 }
 
-/// Launch geometry: `global[i] = ceil(dim_i / tile[i]) * local[i]` with dim = (M, N).
+/// Launch geometry: `global[i] = ceil(dim_i / tile[i]) * local[i]` with dim = (M, N), and
+/// `global[2] = batch * k_splits`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Geometry {
     /// Work-group shape.
@@ -276,6 +320,9 @@ pub struct Geometry {
     pub tile: [usize; 2],
     /// How the host orients the problem before launching.
     pub orientation: Orientation,
+    /// Work-groups along K per tile of C (KSPLIT): above 1, the host scales C by beta first and the
+    /// kernel adds alpha times each split's product into C atomically.
+    pub k_splits: usize,
 }
 
 /// How the host orients a problem (C = op(A) op(B) or its transpose) before launching a kernel.
@@ -309,14 +356,17 @@ mod tests {
                 ("STRN", 0),
                 ("SA", 1),
                 ("SB", 1),
+                ("VWK", 1),
+                ("DB", 0),
+                ("KSPLIT", 1),
             ],
         )
     }
 
     #[test]
     fn id_is_sorted_by_parameter_name() {
-        let v = Variant::new(Family::Direct, &[("WPTN", 1), ("KDIMD", 8), ("WPTM", 4), ("NDIMD", 32)]);
-        assert_eq!(v.id(), "direct_kdimd8_ndimd32_wptm4_wptn1");
+        let v = Variant::new(Family::Direct, &[("WPTN", 1), ("KDIMD", 8), ("WPTM", 4), ("NDIMD", 32), ("VWD", 4)]);
+        assert_eq!(v.id(), "direct_kdimd8_ndimd32_vwd4_wptm4_wptn1");
     }
 
     #[test]
@@ -325,6 +375,35 @@ mod tests {
         assert_eq!(v.validate(), Ok(()));
         assert_eq!(v.work_group_size(), 256);
         assert_eq!(v.local_mem_bytes(4), (16 * 64 * 2) * 4);
+        assert_eq!(v.geometry().k_splits, 1);
+    }
+
+    #[test]
+    fn double_buffering_doubles_local_memory_and_is_bounded() {
+        let mut v = xgemm();
+        v.params.insert("DB".into(), 1);
+        assert_eq!(v.validate(), Ok(()));
+        assert_eq!(v.local_mem_bytes(4), 2 * (16 * 64 * 2) * 4);
+        v.params.insert("KWG".into(), 128);
+        assert_eq!(v.validate().unwrap_err().field, "(DB+1)*(SA*MWG+SB*NWG)*KWG*4 <= 49152");
+        let mut v = xgemm();
+        v.params.extend([("DB".to_string(), 1), ("SA".to_string(), 0), ("SB".to_string(), 0)]);
+        assert_eq!(v.validate().unwrap_err().field, "DB == 0 || SA + SB > 0");
+    }
+
+    #[test]
+    fn split_k_and_vector_widths_shape_the_launch() {
+        let mut v = xgemm();
+        v.params.insert("KSPLIT".into(), 8);
+        v.params.insert("VWK".into(), 4);
+        assert_eq!(v.validate(), Ok(()));
+        assert_eq!(v.geometry().k_splits, 8);
+        v.params.insert("VWK".into(), 8);
+        assert_eq!(v.validate().unwrap_err().field, "(MWG*KWG) % (MDIMC*NDIMC*VWK) == 0");
+        let d = Variant::new(Family::Direct, &[("WPTM", 1), ("WPTN", 2), ("NDIMD", 4), ("KDIMD", 64), ("VWD", 4)]);
+        assert_eq!(d.validate(), Ok(()));
+        assert_eq!(d.geometry().tile, [1, 32]);
+        assert_eq!(d.local_mem_bytes(4), 2 * 4 * 256 * 4);
     }
 
     #[test]

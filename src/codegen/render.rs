@@ -80,7 +80,7 @@ pub fn sha256_hex(text: &str) -> String {
 mod tests {
     use super::*;
 
-    fn xgemm(sa: u32, vwm: u32) -> Variant {
+    fn xgemm(sa: u32, vwm: u32, db: u32, ksplit: u32) -> Variant {
         Variant::new(
             Family::Xgemm,
             &[
@@ -98,18 +98,21 @@ mod tests {
                 ("STRN", 0),
                 ("SA", sa),
                 ("SB", 1),
+                ("VWK", 2),
+                ("DB", db),
+                ("KSPLIT", ksplit),
             ],
         )
     }
 
     #[test]
     fn render_is_deterministic_and_carries_parameters() {
-        let v = xgemm(1, 4);
+        let v = xgemm(1, 4, 0, 1);
         let a = render(&v).unwrap();
         assert_eq!(a, render(&v).unwrap());
         assert!(a.contains("#define MWG      32"));
         assert!(a.contains("vload4"));
-        assert!(a.contains("stage_a("));
+        assert!(a.contains("load_a(") && a.contains("store_a("));
         for name in ["xgemm_am_bk", "xgemm_am_bn", "xgemm_ak_bk", "xgemm_ak_bn"] {
             assert!(a.contains(name), "{name}");
         }
@@ -117,16 +120,23 @@ mod tests {
 
     #[test]
     fn structural_switches_change_the_source() {
-        let no_local_a = render(&xgemm(0, 1)).unwrap();
-        assert!(!no_local_a.contains("stage_a("));
-        assert!(!no_local_a.contains("vload"));
+        let no_local_a = render(&xgemm(0, 1, 0, 1)).unwrap();
+        assert!(!no_local_a.contains("load_a("));
+        assert!(!no_local_a.contains("buf ^= 1"));
+        let double = render(&xgemm(0, 1, 1, 1)).unwrap();
+        assert!(double.contains("buf ^= 1"));
+        assert!(!double.contains("atomic_add_real"));
+        let split = render(&xgemm(1, 1, 0, 4)).unwrap();
+        assert!(split.contains("atomic_add_real(C"));
+        assert!(split.contains("__kernel void scale_c"));
     }
 
     #[test]
     fn direct_and_helpers_render() {
-        let v = Variant::new(Family::Direct, &[("WPTM", 4), ("WPTN", 1), ("NDIMD", 32), ("KDIMD", 8)]);
+        let v = Variant::new(Family::Direct, &[("WPTM", 4), ("WPTN", 1), ("NDIMD", 32), ("KDIMD", 8), ("VWD", 4)]);
         let s = render(&v).unwrap();
         assert!(s.contains("direct_ak_bn"));
+        assert!(s.contains("vload4"));
         assert!(render_helpers().unwrap().contains("scale_c"));
     }
 

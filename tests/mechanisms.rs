@@ -1,0 +1,229 @@
+//! Kernel mechanisms that the shipped set may not exercise everywhere, on variants built at run time
+//! (`CompiledVariant::build`): double buffering (DB), vector loads along K (VWK), split-K with atomic
+//! adds (KSPLIT) and vector loads in the direct kernel (VWD). Each is checked against the f64
+//! reference over both layouts, all four transpose pairs, edge shapes, tight and padded leading
+//! dimensions with offsets, beta = 0 over NaN-poisoned C and beta != 0, strided batches, f32 and f64.
+
+mod common;
+
+use common::*;
+use fewfit::codegen::{Family, Variant};
+use fewfit::{CompiledVariant, DefaultDevice, Engine, GemmSpec, Layout, Precision, Transpose};
+
+const LAYOUTS: [Layout; 2] = [Layout::RowMajor, Layout::ColumnMajor];
+const TRANSPOSES: [(Transpose, Transpose); 4] = [
+    (Transpose::No, Transpose::No),
+    (Transpose::No, Transpose::Yes),
+    (Transpose::Yes, Transpose::No),
+    (Transpose::Yes, Transpose::Yes),
+];
+
+/// Edge shapes: 1, primes, non-multiples of every tile, one slice of K, and K much larger than M*N.
+const SHAPES: [(usize, usize, usize); 10] = [
+    (1, 1, 1),
+    (7, 1, 13),
+    (1, 9, 33),
+    (17, 13, 11),
+    (31, 37, 29),
+    (65, 67, 71),
+    (3, 2, 1031),
+    (16, 200, 19),
+    (5, 7, 3001),
+    (33, 17, 517),
+];
+
+/// Small xgemm tiles (32 x 32, 8 x 8 work-items) with the given extra parameters.
+fn xgemm(extra: &[(&str, u32)]) -> Variant {
+    let mut v = Variant::new(
+        Family::Xgemm,
+        &[
+            ("MWG", 32),
+            ("NWG", 32),
+            ("KWG", 16),
+            ("MDIMC", 8),
+            ("NDIMC", 8),
+            ("MDIMA", 8),
+            ("NDIMB", 8),
+            ("KWI", 2),
+            ("VWM", 2),
+            ("VWN", 2),
+            ("STRM", 0),
+            ("STRN", 0),
+            ("SA", 1),
+            ("SB", 1),
+            ("VWK", 1),
+            ("DB", 0),
+            ("KSPLIT", 1),
+        ],
+    );
+    v.params.extend(extra.iter().map(|&(k, x)| (k.to_string(), x)));
+    v
+}
+
+fn direct(wptm: u32, wptn: u32, ndimd: u32, kdimd: u32, vwd: u32) -> Variant {
+    Variant::new(Family::Direct, &[("WPTM", wptm), ("WPTN", wptn), ("NDIMD", ndimd), ("KDIMD", kdimd), ("VWD", vwd)])
+}
+
+/// The variants under test: every new mechanism alone and combined.
+fn variants() -> Vec<Variant> {
+    vec![
+        xgemm(&[("DB", 1)]),
+        xgemm(&[("DB", 1), ("VWK", 4), ("STRM", 1), ("STRN", 1)]),
+        xgemm(&[("DB", 1), ("SA", 0), ("VWK", 2)]),
+        xgemm(&[("DB", 1), ("SB", 0), ("VWK", 8), ("VWM", 4), ("VWN", 1)]),
+        xgemm(&[("KSPLIT", 4)]),
+        xgemm(&[("KSPLIT", 8), ("DB", 1), ("VWK", 4)]),
+        xgemm(&[("KSPLIT", 2), ("SA", 0), ("SB", 0)]),
+        direct(1, 1, 4, 16, 4),
+        direct(2, 2, 8, 8, 2),
+        direct(4, 1, 2, 32, 8),
+    ]
+}
+
+fn build(device: &DefaultDevice, v: &Variant, precision: Precision) -> Option<CompiledVariant> {
+    assert_eq!(v.validate(), Ok(()), "{}", v.id());
+    let engine = Engine::for_queue(device.queue.get()).unwrap();
+    match CompiledVariant::build(&engine, v, precision) {
+        Ok(c) => Some(c),
+        Err(e @ fewfit::Error::Unavailable { .. }) => {
+            eprintln!("Skipping {}: {e}", v.id());
+            None
+        }
+        Err(e) => panic!("{}: {e}", v.id()),
+    }
+}
+
+/// Runs one GEMM on a built variant and checks C (and that nothing outside C changed).
+fn run_case<T: TestElement>(
+    device: &DefaultDevice,
+    variant: &CompiledVariant,
+    spec: &GemmSpec,
+    alpha: T,
+    beta: T,
+    seed: u64,
+) -> Result<(), String> {
+    let a = random::<T>(buffer_len(spec.a_dims(), spec.a_offset, spec.lda, 3), seed);
+    let b = random::<T>(buffer_len(spec.b_dims(), spec.b_offset, spec.ldb, 3), seed + 1);
+    let mut c0 = random::<T>(buffer_len(spec.c_dims(), spec.c_offset, spec.ldc, 3), seed + 2);
+    if beta == T::ZERO {
+        for i in 0..spec.m {
+            for j in 0..spec.n {
+                c0[c_index(spec, i, j)] = T::from_f64(f64::NAN);
+            }
+        }
+    }
+    let expected = reference(spec, alpha, &a, &b, beta, &c0);
+    let (a_buf, b_buf) = (upload(device, &a), upload(device, &b));
+    let mut c_buf = upload(device, &c0);
+    let event = variant
+        .enqueue_gemm(&device.queue, spec, alpha, &a_buf, &b_buf, beta, &mut c_buf, &[])
+        .map_err(|e| format!("{} {spec:?}: {e}", variant.id()))?;
+    event.wait().map_err(|e| e.to_string())?;
+    let got = download(device, &c_buf, c0.len());
+    check(spec, &got, &c0, &expected).map_err(|e| format!("variant {}: {e}", variant.id()))
+}
+
+fn all_cases<T: TestElement>(shapes: &[(usize, usize, usize)]) {
+    let Some(device) = device() else { return };
+    if T::PRECISION == Precision::F64 && !device.info.fp64 {
+        eprintln!("Skipping: {} has no fp64", device.info.name);
+        return;
+    }
+    let mut failures = Vec::new();
+    let mut runs = 0;
+    for v in variants() {
+        let Some(compiled) = build(device, &v, T::PRECISION) else { continue };
+        for layout in LAYOUTS {
+            for (ta, tb) in TRANSPOSES {
+                for (s, &(m, n, k)) in shapes.iter().enumerate() {
+                    let mut spec = GemmSpec::new(layout, ta, tb, m, n, k);
+                    if s % 2 == 1 {
+                        spec = spec.with_ld(spec.lda + 3, spec.ldb + 3, spec.ldc + 3).with_offsets(5, 7, 11);
+                    }
+                    let (alpha, beta) =
+                        if s % 3 == 0 { (T::from_f64(1.0), T::ZERO) } else { (T::from_f64(2.3), T::from_f64(-0.7)) };
+                    runs += 1;
+                    if let Err(e) = run_case(device, &compiled, &spec, alpha, beta, runs) {
+                        failures.push(e);
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {runs} cases failed; first ones:\n{}",
+        failures.len(),
+        failures[..failures.len().min(8)].join("\n")
+    );
+}
+
+#[test]
+fn new_mechanisms_match_the_reference_f32() {
+    all_cases::<f32>(&SHAPES);
+}
+
+#[test]
+fn new_mechanisms_match_the_reference_f64() {
+    all_cases::<f64>(&SHAPES[..7]);
+}
+
+#[test]
+fn new_mechanisms_run_strided_batches() {
+    let Some(device) = device() else { return };
+    let (m, n, k, count) = (19, 23, 290, 5);
+    for v in variants() {
+        let Some(compiled) = build(device, &v, Precision::F32) else { continue };
+        for layout in LAYOUTS {
+            let one = GemmSpec::new(layout, Transpose::No, Transpose::Yes, m, n, k);
+            let strides = (m * k + 3, k * n + 5, m * n + 7);
+            let spec = one.with_batch(count, strides.0, strides.1, strides.2);
+            for beta in [0.5f32, 0.0] {
+                let a = random::<f32>(strides.0 * count, 1);
+                let b = random::<f32>(strides.1 * count, 2);
+                let mut c0 = random::<f32>(strides.2 * count, 3);
+                let mut expected = Vec::new();
+                for item in 0..count {
+                    let shifted = one.with_offsets(item * strides.0, item * strides.1, item * strides.2);
+                    if beta == 0.0 {
+                        for i in 0..m {
+                            for j in 0..n {
+                                c0[c_index(&shifted, i, j)] = f32::NAN;
+                            }
+                        }
+                    }
+                    expected.extend(reference(&shifted, 1.25f32, &a, &b, beta, &c0));
+                }
+                let (a_buf, b_buf) = (upload(device, &a), upload(device, &b));
+                let mut c_buf = upload(device, &c0);
+                let event =
+                    compiled.enqueue_gemm(&device.queue, &spec, 1.25, &a_buf, &b_buf, beta, &mut c_buf, &[]).unwrap();
+                event.wait().unwrap();
+                let got = download(device, &c_buf, c0.len());
+                check(&spec, &got, &c0, &expected).unwrap_or_else(|e| panic!("{} batched: {e}", compiled.id()));
+            }
+        }
+    }
+}
+
+#[test]
+fn split_k_waits_for_the_callers_events_and_its_event_covers_the_scale() {
+    // An out-of-order wait list: the GEMM must run after a user event is completed, and its event
+    // must complete only after both the scale and the split kernel ran.
+    let Some(device) = device() else { return };
+    let Some(compiled) = build(device, &xgemm(&[("KSPLIT", 8)]), Precision::F32) else { return };
+    let spec = GemmSpec::row_major(9, 11, 700);
+    let a = random::<f32>(9 * 700, 1);
+    let b = random::<f32>(700 * 11, 2);
+    let c0 = vec![f32::NAN; 9 * 11];
+    let expected = reference(&spec, 1.0f32, &a, &b, 0.0, &c0);
+    let (a_buf, b_buf) = (upload(device, &a), upload(device, &b));
+    let mut c_buf = upload(device, &c0);
+    let gate = opencl3::event::Event::new(opencl3::event::create_user_event(device.context.get()).expect("user event"));
+    let event =
+        compiled.enqueue_gemm(&device.queue, &spec, 1.0, &a_buf, &b_buf, 0.0, &mut c_buf, &[gate.get()]).unwrap();
+    opencl3::event::set_user_event_status(gate.get(), opencl3::event::CL_COMPLETE).unwrap();
+    event.wait().unwrap();
+    let got = download(device, &c_buf, c0.len());
+    check(&spec, &got, &c0, &expected).unwrap();
+}
