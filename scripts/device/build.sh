@@ -9,13 +9,16 @@ cp target/release/examples/ml_shapes .device/
 # The peer bench (scripts/device/bench.sh) and CLBlast for it, unpacked there into /tmp.
 cargo build --release --features tune --example peers
 cp target/release/examples/peers .device/
+# The tuner (scripts/device/sweep.sh) and the kernel-mechanism timings.
+cargo build --release --features tune --bin fewfit --example kernel_timing
+cp target/release/fewfit target/release/examples/kernel_timing .device/
 (cd .device && apt-get download libclblast1)
-for t in variants errors threads; do
+for t in variants errors threads mechanisms; do
   bin=$(cargo test --no-run --test "$t" --message-format=json 2>/dev/null | python3 -c "import sys,json
 for l in sys.stdin:
     m=json.loads(l)
     if m.get('reason')=='compiler-artifact' and m.get('executable') and m['target']['name']=='$t': print(m['executable'])")
   cp "$bin" .device/tests/$t
 done
-strip .device/ml_shapes .device/peers .device/tests/*
+strip .device/ml_shapes .device/peers .device/fewfit .device/kernel_timing .device/tests/*
 ls -la .device .device/tests

@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
-# On the lent GPU machine: enable NVIDIA's OpenCL, then sweep a sample of the GPU space over the
-# training shapes with the release `fewfit` binary carried in .device/ (built here with
-# `cargo build --release --features tune --bin fewfit`). Resumes from $OUT/DATA if carried back in.
-# Usage: bash scripts/device/sweep.sh SAMPLE BUDGET_SECS [SHARD]
+# On the lent GPU machine: enable NVIDIA's OpenCL, then sweep a sample of the GPU space with the
+# release `fewfit` binary carried in .device/ (built by scripts/device/build.sh). Resumes from
+# .device/NAME.jsonl if carried in; writes $OUT/NAME.jsonl(.gz).
+# Usage: bash scripts/device/sweep.sh NAME SHAPES SAMPLE BUDGET_SECS [extra sweep arguments]
+# e.g.   bash scripts/device/sweep.sh h200-unseen variants/shapes/unseen.txt 150 400 \
+#          --variants-from variants/data/h200-f32.jsonl.gz
 set -uo pipefail
 cd "$(dirname "$0")/../.."
+name="$1" shapes="$2" sample="$3" budget="$4"; shift 4
 echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
 date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-out="${OUT:-/tmp}/h200-sweep.jsonl"
-[ -f .device/h200-sweep.jsonl ] && cp .device/h200-sweep.jsonl "$out"
+out="${OUT:-/tmp}/$name.jsonl"
+[ -f ".device/$name.jsonl" ] && cp ".device/$name.jsonl" "$out"
 .device/fewfit devices
-.device/fewfit sweep --device gpu --shapes variants/shapes/train.txt --space variants/space-gpu.json \
-  --sample "${1:-200}" --budget-secs "${2:-420}" --shard "${3:-0/1}" --repeats 10 --quiet --out "$out"
+.device/fewfit sweep --device gpu --shapes "$shapes" --space variants/space-gpu.json \
+  --sample "$sample" --budget-secs "$budget" --repeats 10 --quiet --out "$out" "$@"
 wc -l "$out"; gzip -kf "$out"

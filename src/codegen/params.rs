@@ -43,6 +43,15 @@ impl Family {
         }
     }
 
+    /// Parameters added after the first datasets were measured, with the value that leaves the
+    /// kernel as it was before them: a record or space file that omits one means this value.
+    pub fn neutral_defaults(self) -> &'static [(&'static str, u32)] {
+        match self {
+            Family::Xgemm => &[("VWK", 1), ("DB", 0), ("KSPLIT", 1)],
+            Family::Direct => &[("VWD", 1)],
+        }
+    }
+
     /// The named constraints every variant of the family must satisfy.
     pub fn constraints(self) -> &'static [Constraint] {
         match self {
@@ -224,6 +233,15 @@ impl Variant {
         Variant { family, params: params.iter().map(|&(k, v)| (k.to_string(), v)).collect() }
     }
 
+    /// The variant with every omitted parameter that has a neutral value set to it
+    /// (see [`Family::neutral_defaults`]).
+    pub fn with_neutral_defaults(mut self) -> Variant {
+        for &(name, value) in self.family.neutral_defaults() {
+            self.params.entry(name.to_string()).or_insert(value);
+        }
+        self
+    }
+
     /// The stable id, derived from the family and the parameters sorted by name,
     /// e.g. `xgemm_kwg16_kwi2_mdima16_...`; an unchanged variant keeps its id across regenerations.
     pub fn id(&self) -> String {
@@ -361,6 +379,20 @@ mod tests {
                 ("KSPLIT", 1),
             ],
         )
+    }
+
+    #[test]
+    fn omitted_new_parameters_take_their_neutral_value() {
+        let mut old = xgemm();
+        for (name, _) in Family::Xgemm.neutral_defaults() {
+            old.params.remove(*name);
+        }
+        assert!(old.validate().is_err());
+        let filled = old.with_neutral_defaults();
+        assert_eq!(filled.get("KSPLIT"), 1);
+        assert_eq!(filled.get("VWK"), 1);
+        assert_eq!(filled.get("DB"), 0);
+        assert!(filled.validate().is_ok());
     }
 
     #[test]

@@ -73,14 +73,25 @@ impl Config {
         }
     }
 
-    /// The fewfit variant this configuration describes, if it is one (known family, valid parameters).
+    /// Adds the parameters a record of one of fewfit's families omits, at their neutral value
+    /// (records measured before those parameters existed describe exactly that kernel).
+    pub fn fill_neutral_defaults(&mut self) {
+        if let Some(family) = Family::ALL.into_iter().find(|f| f.name() == self.kernel) {
+            for &(name, value) in family.neutral_defaults() {
+                self.params.entry(name.to_string()).or_insert(i64::from(value));
+            }
+        }
+    }
+
+    /// The fewfit variant this configuration describes, if it is one (known family, valid parameters;
+    /// parameters the record omits take their neutral value, so older datasets stay usable).
     pub fn variant(&self) -> Option<Variant> {
         let family = Family::ALL.into_iter().find(|f| f.name() == self.kernel)?;
         let mut params = BTreeMap::new();
         for (k, v) in &self.params {
             params.insert(k.clone(), u32::try_from(*v).ok()?);
         }
-        let v = Variant { family, params };
+        let v = Variant { family, params }.with_neutral_defaults();
         v.validate().ok().map(|_| v)
     }
 
@@ -227,7 +238,7 @@ impl Dataset {
                     continue;
                 }
                 report.lines += 1;
-                let record: Record = match serde_json::from_str(&line) {
+                let mut record: Record = match serde_json::from_str(&line) {
                     Ok(r) => r,
                     Err(_) => {
                         report.corrupt += 1;
@@ -238,6 +249,7 @@ impl Dataset {
                     report.corrupt += 1;
                     continue;
                 }
+                record.variant.fill_neutral_defaults();
                 let place = format!("{}:{}", path.display(), i + 1);
                 match seen.get(&record.key()) {
                     Some((index, first)) => {
@@ -334,6 +346,16 @@ impl Matrix {
             }
         }
         Matrix { devices, problems, configs, time }
+    }
+
+    /// The matrix restricted to some configurations (column indices), same problems.
+    pub fn columns(&self, keep: &[usize]) -> Matrix {
+        Matrix {
+            devices: self.devices.clone(),
+            problems: self.problems.clone(),
+            configs: keep.iter().map(|&c| self.configs[c].clone()).collect(),
+            time: self.time.iter().map(|row| keep.iter().map(|&c| row[c]).collect()).collect(),
+        }
     }
 
     /// The fastest time of each problem over all configurations (the oracle); infinite where none ran.

@@ -36,14 +36,18 @@ pub struct Limits {
 
 impl Space {
     /// Reads and checks a space file: every family known, every parameter of each family listed
-    /// with values its template supports.
+    /// with values its template supports (a parameter with a neutral value may be omitted: it takes
+    /// only that value).
     pub fn load(path: &Path) -> Result<Space> {
         let text = std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.into(), source })?;
-        let space: Space =
+        let mut space: Space =
             serde_json::from_str(&text).map_err(|e| Error::Parse { path: path.into(), reason: e.to_string() })?;
-        for (name, params) in &space.families {
+        for (name, params) in &mut space.families {
             let family = family_named(name)
                 .ok_or_else(|| Error::Parse { path: path.into(), reason: format!("families.{name}: unknown family") })?;
+            for &(param, neutral) in family.neutral_defaults() {
+                params.entry(param.to_string()).or_insert_with(|| vec![neutral]);
+            }
             for spec in family.params() {
                 let values = params.get(spec.name).ok_or_else(|| Error::Parse {
                     path: path.into(),

@@ -10,7 +10,7 @@ use clap::{Parser, Subcommand};
 use fewfit::tuner::dataset::Dataset;
 use fewfit::tuner::space::{sample, Limits, Space};
 use fewfit::tuner::sweep::{read_shapes, sweep, Plan, Shard};
-use fewfit::tuner::{evaluate, import, select, train, Error, Result};
+use fewfit::tuner::{evaluate, import, regenerate, select, train, Error, Result};
 use fewfit::{list_devices, DefaultDevice, DeviceInfo};
 
 #[derive(Parser)]
@@ -67,6 +67,10 @@ enum Command {
         /// Seed of the split and the methods.
         #[arg(long, default_value_t = 42)]
         seed: u64,
+        /// Write the first method's set (chosen on the training split) here, e.g.
+        /// `variants/selected.json`; `train` then fits trees over it.
+        #[arg(long)]
+        write: Option<PathBuf>,
     },
     /// Trains the selector tree of a device class over a selected set and writes selector/CLASS.json.
     Train {
@@ -83,6 +87,9 @@ enum Command {
         #[arg(long)]
         out: PathBuf,
     },
+    /// Sweeps (optionally), selects, trains every class's tree and writes `variants/selected.json`
+    /// and `selector/*.json` in one command, then evaluates them on held-out shapes.
+    Regenerate(RegenerateArgs),
     /// Slowdown against the oracle of the shipped set and trees on a dataset, with a CDF plot.
     Evaluate {
         /// Datasets (shapes never used in training, too).
@@ -92,6 +99,46 @@ enum Command {
         #[arg(long)]
         plot: Option<PathBuf>,
     },
+}
+
+#[derive(clap::Args)]
+struct RegenerateArgs {
+    /// Datasets of every device class to ship for (`cpu`, `nvidia-gpu`); `default` uses them all.
+    #[arg(long, required = true, num_args = 1..)]
+    data: Vec<PathBuf>,
+    /// First sweep the local device with these arguments' shapes into this dataset, then use it too.
+    #[arg(long)]
+    sweep_out: Option<PathBuf>,
+    /// The shapes of that sweep.
+    #[arg(long, default_value = "variants/shapes/train.txt")]
+    sweep_shapes: PathBuf,
+    /// The device of that sweep (as `sweep --device`).
+    #[arg(long, default_value = "")]
+    sweep_device: String,
+    /// The space of that sweep.
+    #[arg(long, default_value = "variants/space.json")]
+    sweep_space: PathBuf,
+    /// Variants sampled from the space by that sweep.
+    #[arg(long, default_value_t = 200)]
+    sweep_sample: usize,
+    /// At most this many variants in the set.
+    #[arg(short = 'k', default_value_t = fewfit::codegen::MAX_SELECTED)]
+    k: usize,
+    /// At most this many variants used per device class.
+    #[arg(long, default_value_t = 8)]
+    per_class: usize,
+    /// The selection method: greedy, kmeans, tree, exhaustive.
+    #[arg(long, default_value = "greedy")]
+    method: String,
+    /// Fraction of shapes held out from selection and training, for the report.
+    #[arg(long, default_value_t = 0.2)]
+    test_fraction: f64,
+    /// Seed of the split and the methods.
+    #[arg(long, default_value_t = 42)]
+    seed: u64,
+    /// The crate root to write into.
+    #[arg(long, default_value = ".")]
+    root: PathBuf,
 }
 
 #[derive(clap::Args)]
@@ -117,9 +164,18 @@ struct SweepArgs {
     /// The sample's seed.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Leave out the shipped set (added by default, so `evaluate` can judge it on this data).
+    #[arg(long)]
+    no_shipped: bool,
+    /// Also sweep every fewfit variant measured in these datasets (the same variants on new shapes).
+    #[arg(long, num_args = 1..)]
+    variants_from: Vec<PathBuf>,
     /// Measure shard I of N (`I/N`): a deterministic 1/N of the pairs, split by variant.
     #[arg(long, default_value = "0/1")]
     shard: String,
+    /// Skip shapes of more than this many floating-point operations (2·M·N·K), for slow devices.
+    #[arg(long)]
+    max_flops: Option<f64>,
     /// Stop cleanly after this many seconds (run again to resume).
     #[arg(long)]
     budget_secs: Option<u64>,
@@ -160,14 +216,21 @@ fn run(cli: Cli) -> Result<()> {
             println!("imported {} records from {} files into {}", set.records.len(), files.len(), out.display());
             Ok(())
         }
-        Command::Select { data, k, per_class, method, test_fraction, seed } => {
+        Command::Select { data, k, per_class, method, test_fraction, seed, write } => {
             let matrix = load_matrix(&data)?;
             let methods = method.iter().map(|m| m.parse::<select::Method>()).collect::<Result<Vec<_>>>()?;
             let split = select::split_shapes(&matrix, test_fraction, seed)?;
             let options = select::SelectOptions { max_configs: k, max_per_class: Some(per_class), seed, ..Default::default() };
-            print!("{}", select::compare(&matrix, &split, &methods, &options)?.describe(&matrix));
+            let comparison = select::compare(&matrix, &split, &methods, &options)?;
+            print!("{}", comparison.describe(&matrix));
+            if let (Some(path), Some(first)) = (write, comparison.methods.first()) {
+                let set = regenerate::shipped_set(&matrix, &first.selected, &split.train, &options, &source(&data))?;
+                write_json(&path, &set)?;
+                println!("wrote {} ({} variants, {})", path.display(), set.variants.len(), first.method.name());
+            }
             Ok(())
         }
+        Command::Regenerate(args) => run_regenerate(args),
         Command::Train { data, selected, class, out } => {
             let matrix = load_matrix(&data)?;
             let text = std::fs::read_to_string(&selected).map_err(|source| Error::Io { path: selected.clone(), source })?;
@@ -176,8 +239,7 @@ fn run(cli: Cli) -> Result<()> {
                 set.ids().iter().filter_map(|id| matrix.configs.iter().position(|c| &c.id() == id)).collect();
             let rows = matrix.problems_of_class(Some(class.as_str()).filter(|c| *c != "default"));
             let trained = train::train(&matrix, &rows, &columns, &class, &train::TrainOptions::default())?;
-            let json = serde_json::to_string_pretty(&trained.tree).map_err(|e| Error::Invalid(e.to_string()))?;
-            std::fs::write(&out, json + "\n").map_err(|source| Error::Io { path: out.clone(), source })?;
+            write_json(&out, &trained.tree)?;
             println!("wrote {} (cross-validated {:?})", out.display(), trained.chosen);
             Ok(())
         }
@@ -198,6 +260,70 @@ fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
     }
+}
+
+fn run_regenerate(mut args: RegenerateArgs) -> Result<()> {
+    if let Some(out) = &args.sweep_out {
+        run_sweep(&SweepArgs {
+            device: args.sweep_device.clone(),
+            shapes: args.sweep_shapes.clone(),
+            space: args.sweep_space.clone(),
+            out: out.clone(),
+            precision: "f32".into(),
+            sample: Some(args.sweep_sample),
+            seed: args.seed,
+            variants_from: Vec::new(),
+            no_shipped: false,
+            shard: "0/1".into(),
+            max_flops: None,
+            budget_secs: None,
+            repeats: 20,
+            quiet: false,
+        })?;
+        args.data.push(out.clone());
+    }
+    let matrix = load_matrix(&args.data)?;
+    let options = regenerate::RegenerateOptions {
+        select: select::SelectOptions {
+            method: args.method.parse()?,
+            max_configs: args.k,
+            max_per_class: Some(args.per_class),
+            seed: args.seed,
+            ..Default::default()
+        },
+        test_fraction: args.test_fraction,
+        source: source(&args.data),
+        ..Default::default()
+    };
+    let out = regenerate::regenerate(&matrix, &options)?;
+    let set_path = args.root.join("variants/selected.json");
+    write_json(&set_path, &out.set)?;
+    println!("wrote {} ({} variants)", set_path.display(), out.set.variants.len());
+    for tree in &out.trees {
+        let path = args.root.join(format!("selector/{}.json", tree.class));
+        write_json(&path, tree)?;
+        println!("wrote {}", path.display());
+    }
+    println!(
+        "split: {} training and {} held-out problems; best in set on training: {}",
+        out.split.train.len(),
+        out.split.test.len(),
+        out.train_best_in_set.describe(&matrix)
+    );
+    print!("held-out shapes, shipped set and trees:\n{}", out.test.describe(&matrix));
+    Ok(())
+}
+
+/// The datasets' file names, for the comments of generated files.
+fn source(data: &[PathBuf]) -> String {
+    let names: Vec<String> =
+        data.iter().map(|p| p.file_name().map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned())).collect();
+    names.join(", ")
+}
+
+fn write_json(path: &std::path::Path, value: &impl serde::Serialize) -> Result<()> {
+    let json = serde_json::to_string_pretty(value).map_err(|e| Error::Invalid(e.to_string()))?;
+    std::fs::write(path, json + "\n").map_err(|source| Error::Io { path: path.to_path_buf(), source })
 }
 
 fn load_matrix(data: &[PathBuf]) -> Result<fewfit::tuner::dataset::Matrix> {
@@ -227,7 +353,10 @@ fn devices() -> Result<()> {
 
 fn run_sweep(args: &SweepArgs) -> Result<()> {
     let shard = Shard::parse(&args.shard)?;
-    let shapes = read_shapes(&args.shapes)?;
+    let mut shapes = read_shapes(&args.shapes)?;
+    if let Some(max) = args.max_flops {
+        shapes.retain(|s| s.flops() <= max);
+    }
     let space = Space::load(&args.space)?;
     let device = DefaultDevice::open(Some(&args.device).filter(|d| !d.is_empty()).map(String::as_str))?;
     let elem_bytes = if args.precision == "f64" { 8 } else { 4 };
@@ -241,10 +370,12 @@ fn run_sweep(args: &SweepArgs) -> Result<()> {
         Some(n) => sample(&all, n, args.seed),
         None => all.clone(),
     };
-    for id in fewfit::VariantId::ALL {
-        let shipped = id.variant();
-        if fewfit::tuner::space::fits(&shipped, &limits) && !variants.contains(&shipped) {
-            variants.push(shipped);
+    let shipped = fewfit::VariantId::ALL.into_iter().filter(|_| !args.no_shipped).map(fewfit::VariantId::variant);
+    let (measured, _) = if args.variants_from.is_empty() { Default::default() } else { Dataset::load(&args.variants_from)? };
+    let from_data = measured.records.iter().filter_map(|r| r.variant.variant());
+    for v in shipped.chain(from_data) {
+        if fewfit::tuner::space::fits(&v, &limits) && !variants.contains(&v) {
+            variants.push(v);
         }
     }
     eprintln!(

@@ -1,0 +1,128 @@
+//! Regeneration of what the crate ships: from a dataset, select the set on a training split of the
+//! shapes, train one tree per device class over it, and evaluate the result on the held-out shapes.
+//! The caller writes the files (`variants/selected.json`, `selector/CLASS.json`).
+
+use std::collections::BTreeMap;
+
+use super::dataset::Matrix;
+use super::error::{Error, Result};
+use super::evaluate::{evaluate, Evaluation, Shipped};
+use super::select::{self, split_shapes, SelectOptions, SelectedSet as Selection, Split, Stats};
+use super::train::{train, TrainOptions};
+use crate::codegen::{SelectedSet, SelectedVariant, Tree, CLASSES};
+
+/// How to regenerate.
+#[derive(Clone, Debug, Default)]
+pub struct RegenerateOptions {
+    /// Set selection (method, budgets, seed).
+    pub select: SelectOptions,
+    /// Tree training (cross-validation grid).
+    pub train: TrainOptions,
+    /// Fraction of the shapes held out from selection and training, for the report.
+    pub test_fraction: f64,
+    /// Where the data came from, written into the files' comments.
+    pub source: String,
+}
+
+/// What regeneration produced.
+#[derive(Clone, Debug)]
+pub struct Regenerated {
+    /// The set to write to `variants/selected.json`.
+    pub set: SelectedSet,
+    /// One tree per class of [`CLASSES`], in that order.
+    pub trees: Vec<Tree>,
+    /// The split of shapes used.
+    pub split: Split,
+    /// Best-in-set slowdown of the selection on the training rows.
+    pub train_best_in_set: Stats,
+    /// The shipped set and trees evaluated on the held-out rows.
+    pub test: Evaluation,
+}
+
+/// Selects, trains and evaluates. Every class in [`CLASSES`] other than `default` needs rows in
+/// the matrix (a sweep on a device of that class); `default` is trained on every device's rows.
+/// Only fewfit's own kernels can ship: an imported configuration in the selection is an error.
+pub fn regenerate(matrix: &Matrix, options: &RegenerateOptions) -> Result<Regenerated> {
+    let split = split_shapes(matrix, options.test_fraction, options.select.seed)?;
+    for class in CLASSES.iter().filter(|c| **c != "default") {
+        if !split.train.iter().any(|&r| class_of(matrix, r) == *class) {
+            return Err(Error::Invalid(format!(
+                "no training data for device class `{class}`: sweep a device of that class and pass its dataset"
+            )));
+        }
+    }
+    let own: Vec<usize> = (0..matrix.configs.len()).filter(|&c| matrix.configs[c].variant().is_some()).collect();
+    let own_matrix = matrix.columns(&own);
+    let selection = select::select(&own_matrix, Some(&split.train), &options.select)?;
+    let set = shipped_set(&own_matrix, &selection, &split.train, &options.select, &options.source)?;
+    let mut trees = Vec::new();
+    for class in CLASSES {
+        let (rows, columns): (Vec<usize>, &[usize]) = if class == "default" {
+            (split.train.clone(), &selection.configs)
+        } else {
+            let rows = split.train.iter().copied().filter(|&r| class_of(matrix, r) == class).collect();
+            (rows, selection.per_class.get(class).map_or(&selection.configs[..], |c| &c[..]))
+        };
+        let mut trained = train(&own_matrix, &rows, columns, class, &options.train)?;
+        trained.tree.comment = format!(
+            "Trained by `fewfit regenerate` on {} training shapes of {} (cross-validated depth {}, min leaf {}).",
+            rows.len(),
+            options.source,
+            trained.chosen.max_depth,
+            trained.chosen.min_leaf
+        );
+        trees.push(trained.tree);
+    }
+    let shipped = Shipped { configs: set.ids(), trees: trees.clone() };
+    let test = evaluate(&own_matrix, Some(&split.test), &shipped)?;
+    let train_best_in_set = selection.stats(&own_matrix, &split.train);
+    Ok(Regenerated { set, trees, split, train_best_in_set, test })
+}
+
+fn class_of(matrix: &Matrix, row: usize) -> &str {
+    &matrix.devices[matrix.problems[row].device].class
+}
+
+/// A selection as `variants/selected.json`: each variant with the number of `rows` (training
+/// problems) on which it is the best of its class's subset; `source` names the data.
+pub fn shipped_set(
+    matrix: &Matrix,
+    selection: &Selection,
+    rows: &[usize],
+    options: &SelectOptions,
+    source: &str,
+) -> Result<SelectedSet> {
+    let mut wins: BTreeMap<usize, u64> = BTreeMap::new();
+    for &row in rows {
+        let best = selection
+            .configs_for(matrix, row)
+            .iter()
+            .copied()
+            .filter(|&c| matrix.time[row][c].is_finite())
+            .min_by(|&a, &b| matrix.time[row][a].total_cmp(&matrix.time[row][b]));
+        if let Some(c) = best {
+            *wins.entry(c).or_default() += 1;
+        }
+    }
+    let mut variants = Vec::new();
+    for &c in &selection.configs {
+        let config = &matrix.configs[c];
+        let variant = config
+            .variant()
+            .ok_or_else(|| Error::Invalid(format!("`{}` is not one of fewfit's variants and cannot ship", config.id())))?;
+        variants.push(SelectedVariant { id: variant.id(), variant, shapes_won: Some(wins.get(&c).copied().unwrap_or(0)) });
+    }
+    let classes: Vec<String> =
+        selection.per_class.iter().map(|(class, configs)| format!("{class} uses {}", configs.len())).collect();
+    Ok(SelectedSet {
+        comment: format!(
+            "Selected by `fewfit regenerate` ({} method, at most {} variants, {}) from {}; {}.",
+            options.method.name(),
+            options.max_configs,
+            options.max_per_class.map_or("no per-class limit".into(), |k| format!("at most {k} per device class")),
+            source,
+            classes.join(", ")
+        ),
+        variants,
+    })
+}
