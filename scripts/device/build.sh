@@ -10,8 +10,8 @@ cp target/release/examples/ml_shapes .device/
 cargo build --release --features tune --example peers
 cp target/release/examples/peers .device/
 # The tuner (scripts/device/sweep.sh) and the kernel-mechanism timings.
-cargo build --release --features tune --bin fewfit --example kernel_timing
-cp target/release/fewfit target/release/examples/kernel_timing .device/
+cargo build --release --features tune --bin fewfit --example kernel_timing --example build_log
+cp target/release/fewfit target/release/examples/kernel_timing target/release/examples/build_log .device/
 (cd .device && apt-get download libclblast1)
 for t in variants errors threads mechanisms; do
   bin=$(cargo test --no-run --test "$t" --message-format=json 2>/dev/null | python3 -c "import sys,json
@@ -20,5 +20,5 @@ for l in sys.stdin:
     if m.get('reason')=='compiler-artifact' and m.get('executable') and m['target']['name']=='$t': print(m['executable'])")
   cp "$bin" .device/tests/$t
 done
-strip .device/ml_shapes .device/peers .device/fewfit .device/kernel_timing .device/tests/*
+strip .device/ml_shapes .device/peers .device/fewfit .device/kernel_timing .device/build_log .device/tests/*
 ls -la .device .device/tests

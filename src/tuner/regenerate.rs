@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use super::dataset::Matrix;
 use super::error::{Error, Result};
 use super::evaluate::{evaluate, Evaluation, Shipped};
-use super::select::{self, split_shapes, SelectOptions, SelectedSet as Selection, Split, Stats};
+use super::select::{self, split_shapes, SelectOptions, SelectedSet as Selection, Stats};
 use super::train::{train, TrainOptions};
 use crate::codegen::{SelectedSet, SelectedVariant, Tree, CLASSES};
 
@@ -18,7 +18,8 @@ pub struct RegenerateOptions {
     pub select: SelectOptions,
     /// Tree training (cross-validation grid).
     pub train: TrainOptions,
-    /// Fraction of the shapes held out from selection and training, for the report.
+    /// Without a held-out dataset: the fraction of the shapes held out from selection and
+    /// training, for the report.
     pub test_fraction: f64,
     /// Where the data came from, written into the files' comments.
     pub source: String,
@@ -31,21 +32,30 @@ pub struct Regenerated {
     pub set: SelectedSet,
     /// One tree per class of [`CLASSES`], in that order.
     pub trees: Vec<Tree>,
-    /// The split of shapes used.
-    pub split: Split,
+    /// The rows of the matrix that selection and training used.
+    pub train_rows: Vec<usize>,
     /// Best-in-set slowdown of the selection on the training rows.
     pub train_best_in_set: Stats,
-    /// The shipped set and trees evaluated on the held-out rows.
+    /// The shipped set and trees evaluated on the held-out shapes (of the held-out matrix if one
+    /// was given, else of the split's test rows).
     pub test: Evaluation,
 }
 
-/// Selects, trains and evaluates. Every class in [`CLASSES`] other than `default` needs rows in
+/// Selects, trains and evaluates. With a `holdout` matrix (shapes never used in training), every
+/// row of `matrix` trains and the result is evaluated on `holdout`; without one, a seeded split of
+/// the shapes holds `options.test_fraction` of them out. Every class in [`CLASSES`] other than `default` needs rows in
 /// the matrix (a sweep on a device of that class); `default` is trained on every device's rows.
 /// Only fewfit's own kernels can ship: an imported configuration in the selection is an error.
-pub fn regenerate(matrix: &Matrix, options: &RegenerateOptions) -> Result<Regenerated> {
-    let split = split_shapes(matrix, options.test_fraction, options.select.seed)?;
+pub fn regenerate(matrix: &Matrix, holdout: Option<&Matrix>, options: &RegenerateOptions) -> Result<Regenerated> {
+    let (train_rows, test_rows) = match holdout {
+        Some(_) => ((0..matrix.problems.len()).collect(), Vec::new()),
+        None => {
+            let split = split_shapes(matrix, options.test_fraction, options.select.seed)?;
+            (split.train, split.test)
+        }
+    };
     for class in CLASSES.iter().filter(|c| **c != "default") {
-        if !split.train.iter().any(|&r| class_of(matrix, r) == *class) {
+        if !train_rows.iter().any(|&r| class_of(matrix, r) == *class) {
             return Err(Error::Invalid(format!(
                 "no training data for device class `{class}`: sweep a device of that class and pass its dataset"
             )));
@@ -53,14 +63,14 @@ pub fn regenerate(matrix: &Matrix, options: &RegenerateOptions) -> Result<Regene
     }
     let own: Vec<usize> = (0..matrix.configs.len()).filter(|&c| matrix.configs[c].variant().is_some()).collect();
     let own_matrix = matrix.columns(&own);
-    let selection = select::select(&own_matrix, Some(&split.train), &options.select)?;
-    let set = shipped_set(&own_matrix, &selection, &split.train, &options.select, &options.source)?;
+    let selection = select::select(&own_matrix, Some(&train_rows), &options.select)?;
+    let set = shipped_set(&own_matrix, &selection, &train_rows, &options.select, &options.source)?;
     let mut trees = Vec::new();
     for class in CLASSES {
         let (rows, columns): (Vec<usize>, &[usize]) = if class == "default" {
-            (split.train.clone(), &selection.configs)
+            (train_rows.clone(), &selection.configs)
         } else {
-            let rows = split.train.iter().copied().filter(|&r| class_of(matrix, r) == class).collect();
+            let rows = train_rows.iter().copied().filter(|&r| class_of(matrix, r) == class).collect();
             (rows, selection.per_class.get(class).map_or(&selection.configs[..], |c| &c[..]))
         };
         let mut trained = train(&own_matrix, &rows, columns, class, &options.train)?;
@@ -74,9 +84,12 @@ pub fn regenerate(matrix: &Matrix, options: &RegenerateOptions) -> Result<Regene
         trees.push(trained.tree);
     }
     let shipped = Shipped { configs: set.ids(), trees: trees.clone() };
-    let test = evaluate(&own_matrix, Some(&split.test), &shipped)?;
-    let train_best_in_set = selection.stats(&own_matrix, &split.train);
-    Ok(Regenerated { set, trees, split, train_best_in_set, test })
+    let test = match holdout {
+        Some(h) => evaluate(h, None, &shipped)?,
+        None => evaluate(&own_matrix, Some(&test_rows), &shipped)?,
+    };
+    let train_best_in_set = selection.stats(&own_matrix, &train_rows);
+    Ok(Regenerated { set, trees, train_rows, train_best_in_set, test })
 }
 
 fn class_of(matrix: &Matrix, row: usize) -> &str {
@@ -116,7 +129,7 @@ pub fn shipped_set(
         selection.per_class.iter().map(|(class, configs)| format!("{class} uses {}", configs.len())).collect();
     Ok(SelectedSet {
         comment: format!(
-            "Selected by `fewfit regenerate` ({} method, at most {} variants, {}) from {}; {}.",
+            "Selected by `fewfit` ({} method, at most {} variants, {}) from {}; {}.",
             options.method.name(),
             options.max_configs,
             options.max_per_class.map_or("no per-class limit".into(), |k| format!("at most {k} per device class")),

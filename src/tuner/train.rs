@@ -49,6 +49,10 @@ pub struct TrainOptions {
     pub min_leaf: Vec<usize>,
     /// Weightings to try.
     pub weightings: Vec<Weighting>,
+    /// Tie tolerances to try: a shape's label is, among the selected configurations within this
+    /// fraction of its fastest, the one that is near-fastest on the most training shapes. Near-ties
+    /// then get one consistent label, so the tree learns regions rather than noise.
+    pub tie_tolerances: Vec<f64>,
     /// The seed of the fold assignment.
     pub seed: u64,
 }
@@ -60,6 +64,7 @@ impl Default for TrainOptions {
             depths: (1..=8).collect(),
             min_leaf: vec![8, 4, 2, 1],
             weightings: vec![Weighting::Uniform, Weighting::Regret],
+            tie_tolerances: vec![0.0, 0.02, 0.05, 0.1],
             seed: 42,
         }
     }
@@ -74,6 +79,8 @@ pub struct CvPoint {
     pub min_leaf: usize,
     /// Weighting.
     pub weighting: Weighting,
+    /// Tie tolerance of the labels.
+    pub tie_tolerance: f64,
     /// Geometric-mean slowdown of the tree's picks on held-out shapes (failures at [`FAIL_PENALTY`]).
     pub slowdown: f64,
 }
@@ -147,21 +154,38 @@ pub fn train(
     if let Some(&v) = selected.iter().find(|&&v| v >= matrix.configs.len()) {
         return Err(Error::Invalid(format!("selected configuration {v} is not a column of the matrix")));
     }
-    if options.folds < 2 || options.depths.is_empty() || options.min_leaf.is_empty() || options.weightings.is_empty() {
+    if options.folds < 2
+        || options.depths.is_empty()
+        || options.min_leaf.is_empty()
+        || options.weightings.is_empty()
+        || options.tie_tolerances.is_empty()
+    {
         return Err(Error::Invalid("cross-validation needs at least 2 folds and a non-empty grid".into()));
     }
-    let (samples, unlabelled) = samples(matrix, rows, selected)?;
+    if let Some(t) = options.tie_tolerances.iter().find(|t| !(t.is_finite() && **t >= 0.0)) {
+        return Err(Error::Invalid(format!("tie tolerance {t} must be a finite fraction >= 0")));
+    }
+    let labelled: Vec<(f64, Vec<Sample>)> = options
+        .tie_tolerances
+        .iter()
+        .map(|&t| Ok((t, samples(matrix, rows, selected, t)?.0)))
+        .collect::<Result<_>>()?;
+    let unlabelled = samples(matrix, rows, selected, 0.0)?.1;
+    let samples_at = |tolerance: f64| &labelled.iter().find(|(t, _)| *t == tolerance).expect("tolerance in grid").1;
     let mut grid = Vec::new();
-    for &max_depth in &options.depths {
-        for &min_leaf in &options.min_leaf {
-            for &weighting in &options.weightings {
-                grid.push(CvPoint { max_depth, min_leaf, weighting, slowdown: f64::NAN });
+    for &tie_tolerance in &options.tie_tolerances {
+        for &max_depth in &options.depths {
+            for &min_leaf in &options.min_leaf {
+                for &weighting in &options.weightings {
+                    grid.push(CvPoint { max_depth, min_leaf, weighting, tie_tolerance, slowdown: f64::NAN });
+                }
             }
         }
     }
-    let folds = fold_of(samples.len(), options.folds, options.seed);
+    let folds = fold_of(labelled[0].1.len(), options.folds, options.seed);
     let n_folds = folds.iter().max().map_or(0, |f| f + 1);
     for point in grid.iter_mut() {
+        let samples = samples_at(point.tie_tolerance);
         let mut log_sum = 0.0;
         let mut count = 0usize;
         for fold in 0..n_folds {
@@ -186,14 +210,16 @@ pub fn train(
             chosen = *p;
         }
     }
+    let samples = samples_at(chosen.tie_tolerance);
     let all: Vec<&Sample> = samples.iter().collect();
     let mut tree = fit_tree(matrix, &all, &chosen, class)?;
     tree.comment = format!(
-        "trained by fewfit tune on {} shapes: max depth {}, min leaf {}, {:?} weights; {}-fold CV geomean slowdown {:.4}",
+        "trained by `fewfit train` on {} shapes: max depth {}, min leaf {}, {:?} weights, tie tolerance {}; {}-fold CV geomean slowdown {:.4}",
         samples.len(),
         chosen.max_depth,
         chosen.min_leaf,
         chosen.weighting,
+        chosen.tie_tolerance,
         n_folds,
         chosen.slowdown
     );
@@ -208,9 +234,10 @@ pub fn pick(matrix: &Matrix, tree: &Tree, shape: &Shape, selected: &[usize]) -> 
     selected.iter().copied().find(|&v| matrix.configs[v].id() == id)
 }
 
-/// Groups rows by shape and labels each shape; returns the samples and the count of rows that
+/// Groups rows by shape and labels each shape (with near-ties within `tolerance` resolved towards
+/// the configuration near-fastest on most shapes); returns the samples and the count of rows that
 /// could not be labelled.
-fn samples(matrix: &Matrix, rows: &[usize], selected: &[usize]) -> Result<(Vec<Sample>, usize)> {
+fn samples(matrix: &Matrix, rows: &[usize], selected: &[usize], tolerance: f64) -> Result<(Vec<Sample>, usize)> {
     let mut by_shape: BTreeMap<Shape, Vec<usize>> = BTreeMap::new();
     let mut unlabelled = 0;
     for &row in rows {
@@ -231,19 +258,42 @@ fn samples(matrix: &Matrix, rows: &[usize], selected: &[usize]) -> Result<(Vec<S
         let oracle = matrix.time[row].iter().copied().fold(f64::INFINITY, f64::min);
         (matrix.time[row][v] / oracle).ln()
     };
-    let mut samples: Vec<Sample> = by_shape
+    // (failures, summed log slowdown over the shape's rows where it ran)
+    let cost = |rows: &[usize], v: usize| -> (usize, f64) {
+        let fails = rows.iter().filter(|&&r| !matrix.time[r][v].is_finite()).count();
+        let sum = rows.iter().filter(|&&r| matrix.time[r][v].is_finite()).map(|&r| log_slowdown(r, v)).sum();
+        (fails, sum)
+    };
+    let near_fastest: Vec<(Shape, Vec<usize>, Vec<usize>)> = by_shape
         .into_iter()
         .map(|(shape, rows)| {
-            // (failures, summed log slowdown over the rows where it ran)
-            let cost = |v: usize| -> (usize, f64) {
-                let fails = rows.iter().filter(|&&r| !matrix.time[r][v].is_finite()).count();
-                let sum = rows.iter().filter(|&&r| matrix.time[r][v].is_finite()).map(|&r| log_slowdown(r, v)).sum();
-                (fails, sum)
-            };
-            let mut label = selected[0];
-            for &v in &selected[1..] {
-                let (c, b) = (cost(v), cost(label));
+            let costs: Vec<(usize, f64)> = selected.iter().map(|&v| cost(&rows, v)).collect();
+            let best = costs.iter().copied().fold((usize::MAX, f64::INFINITY), |b, c| {
                 if c.0 < b.0 || (c.0 == b.0 && c.1 < b.1) {
+                    c
+                } else {
+                    b
+                }
+            });
+            let slack = rows.len() as f64 * (1.0 + tolerance).ln();
+            let near = (0..selected.len())
+                .filter(|&i| costs[i].0 == best.0 && costs[i].1 <= best.1 + slack)
+                .map(|i| selected[i])
+                .collect();
+            (shape, rows, near)
+        })
+        .collect();
+    let mut coverage: BTreeMap<usize, usize> = BTreeMap::new();
+    for (_, _, near) in &near_fastest {
+        near.iter().for_each(|&v| *coverage.entry(v).or_default() += 1);
+    }
+    let mut samples: Vec<Sample> = near_fastest
+        .into_iter()
+        .map(|(shape, rows, near)| {
+            let mut label = near[0];
+            for &v in &near[1..] {
+                let (c, b) = (coverage[&v], coverage[&label]);
+                if c > b || (c == b && cost(&rows, v).1 < cost(&rows, label).1) {
                     label = v;
                 }
             }

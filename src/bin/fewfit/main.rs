@@ -59,7 +59,7 @@ enum Command {
         #[arg(long, default_value_t = 8)]
         per_class: usize,
         /// Methods to run: greedy, kmeans, tree, exhaustive.
-        #[arg(long, default_values_t = vec!["greedy".to_string(), "kmeans".to_string(), "tree".to_string()])]
+        #[arg(long, num_args = 1.., default_values_t = vec!["greedy".to_string(), "kmeans".to_string(), "tree".to_string()])]
         method: Vec<String>,
         /// Fraction of shapes held out for testing.
         #[arg(long, default_value_t = 0.2)]
@@ -68,7 +68,8 @@ enum Command {
         #[arg(long, default_value_t = 42)]
         seed: u64,
         /// Write the first method's set (chosen on the training split) here, e.g.
-        /// `variants/selected.json`; `train` then fits trees over it.
+        /// `variants/selected.json`; `train` then fits trees over it. Only fewfit's own variants
+        /// can ship, so with this option imported configurations are left out of the comparison.
         #[arg(long)]
         write: Option<PathBuf>,
     },
@@ -130,7 +131,11 @@ struct RegenerateArgs {
     /// The selection method: greedy, kmeans, tree, exhaustive.
     #[arg(long, default_value = "greedy")]
     method: String,
-    /// Fraction of shapes held out from selection and training, for the report.
+    /// Datasets of shapes never used in training to evaluate the result on (then every shape of
+    /// `--data` trains); without them a split of `--data` holds shapes out.
+    #[arg(long, num_args = 1..)]
+    holdout: Vec<PathBuf>,
+    /// Without `--holdout`: the fraction of shapes held out from selection and training.
     #[arg(long, default_value_t = 0.2)]
     test_fraction: f64,
     /// Seed of the split and the methods.
@@ -170,6 +175,10 @@ struct SweepArgs {
     /// Also sweep every fewfit variant measured in these datasets (the same variants on new shapes).
     #[arg(long, num_args = 1..)]
     variants_from: Vec<PathBuf>,
+    /// With `--variants-from`: only the variants within this factor of the fastest on some shape
+    /// of those datasets (e.g. 1.05), to measure the likely winners on many more shapes.
+    #[arg(long)]
+    near_best: Option<f64>,
     /// Measure shard I of N (`I/N`): a deterministic 1/N of the pairs, split by variant.
     #[arg(long, default_value = "0/1")]
     shard: String,
@@ -217,7 +226,11 @@ fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
         Command::Select { data, k, per_class, method, test_fraction, seed, write } => {
-            let matrix = load_matrix(&data)?;
+            let mut matrix = load_matrix(&data)?;
+            if write.is_some() {
+                let own: Vec<usize> = (0..matrix.configs.len()).filter(|&c| matrix.configs[c].variant().is_some()).collect();
+                matrix = matrix.columns(&own);
+            }
             let methods = method.iter().map(|m| m.parse::<select::Method>()).collect::<Result<Vec<_>>>()?;
             let split = select::split_shapes(&matrix, test_fraction, seed)?;
             let options = select::SelectOptions { max_configs: k, max_per_class: Some(per_class), seed, ..Default::default() };
@@ -238,6 +251,9 @@ fn run(cli: Cli) -> Result<()> {
             let columns: Vec<usize> =
                 set.ids().iter().filter_map(|id| matrix.configs.iter().position(|c| &c.id() == id)).collect();
             let rows = matrix.problems_of_class(Some(class.as_str()).filter(|c| *c != "default"));
+            if rows.is_empty() {
+                return Err(Error::Invalid(format!("no data for device class `{class}` in the datasets")));
+            }
             let trained = train::train(&matrix, &rows, &columns, &class, &train::TrainOptions::default())?;
             write_json(&out, &trained.tree)?;
             println!("wrote {} (cross-validated {:?})", out.display(), trained.chosen);
@@ -274,6 +290,7 @@ fn run_regenerate(mut args: RegenerateArgs) -> Result<()> {
             seed: args.seed,
             variants_from: Vec::new(),
             no_shipped: false,
+            near_best: None,
             shard: "0/1".into(),
             max_flops: None,
             budget_secs: None,
@@ -295,7 +312,8 @@ fn run_regenerate(mut args: RegenerateArgs) -> Result<()> {
         source: source(&args.data),
         ..Default::default()
     };
-    let out = regenerate::regenerate(&matrix, &options)?;
+    let holdout = if args.holdout.is_empty() { None } else { Some(load_matrix(&args.holdout)?) };
+    let out = regenerate::regenerate(&matrix, holdout.as_ref(), &options)?;
     let set_path = args.root.join("variants/selected.json");
     write_json(&set_path, &out.set)?;
     println!("wrote {} ({} variants)", set_path.display(), out.set.variants.len());
@@ -305,12 +323,15 @@ fn run_regenerate(mut args: RegenerateArgs) -> Result<()> {
         println!("wrote {}", path.display());
     }
     println!(
-        "split: {} training and {} held-out problems; best in set on training: {}",
-        out.split.train.len(),
-        out.split.test.len(),
+        "{} training problems; best in set on them: {}",
+        out.train_rows.len(),
         out.train_best_in_set.describe(&matrix)
     );
-    print!("held-out shapes, shipped set and trees:\n{}", out.test.describe(&matrix));
+    let (which, test_matrix) = match &holdout {
+        Some(h) => (source(&args.holdout), h),
+        None => (format!("{} of the shapes, held out", args.test_fraction), &matrix),
+    };
+    print!("shipped set and trees on {which}:\n{}", out.test.describe(test_matrix));
     Ok(())
 }
 
@@ -372,7 +393,17 @@ fn run_sweep(args: &SweepArgs) -> Result<()> {
     };
     let shipped = fewfit::VariantId::ALL.into_iter().filter(|_| !args.no_shipped).map(fewfit::VariantId::variant);
     let (measured, _) = if args.variants_from.is_empty() { Default::default() } else { Dataset::load(&args.variants_from)? };
-    let from_data = measured.records.iter().filter_map(|r| r.variant.variant());
+    let from_data: Vec<fewfit::codegen::Variant> = match args.near_best {
+        None => measured.records.iter().filter_map(|r| r.variant.variant()).collect(),
+        Some(factor) => {
+            let matrix = measured.matrix(&args.precision);
+            let mut near = std::collections::BTreeSet::new();
+            for (row, best) in matrix.time.iter().zip(matrix.oracle()) {
+                near.extend((0..row.len()).filter(|&c| row[c] <= best * factor));
+            }
+            near.into_iter().filter_map(|c| matrix.configs[c].variant()).collect()
+        }
+    };
     for v in shipped.chain(from_data) {
         if fewfit::tuner::space::fits(&v, &limits) && !variants.contains(&v) {
             variants.push(v);
