@@ -500,13 +500,13 @@ mod tests {
             .map(|_| Sample { shape: shape(&mut rng), rows: vec![], label: rng.gen_range(0..4), weight: 1.0 })
             .collect();
         let refs: Vec<&Sample> = samples.iter().collect();
-        let point = CvPoint { max_depth: 8, min_leaf: 1, weighting: Weighting::Uniform, slowdown: 1.0 };
+        let point = CvPoint { max_depth: 8, min_leaf: 1, weighting: Weighting::Uniform, tie_tolerance: 0.0, slowdown: 1.0 };
         let model = fit_linfa(&refs, &point).unwrap();
         let m = toy(&[("d", "cpu")], &[(0, 1, 1, 1)], vec![vec![1.0; 4]]);
         let tree = Tree { class: "cpu".into(), comment: String::new(), root: convert(&m, model.root_node()).unwrap() };
         let mut probe: Vec<Shape> = samples.iter().map(|s| s.shape).collect();
         probe.extend((0..3000).map(|_| shape(&mut rng)));
-        let mut x = Array2::<f64>::zeros((probe.len(), 8));
+        let mut x = Array2::<f64>::zeros((probe.len(), ShapeFeatures::NAMES.len()));
         for (i, s) in probe.iter().enumerate() {
             features(s).iter().enumerate().for_each(|(j, f)| x[(i, j)] = *f);
         }
