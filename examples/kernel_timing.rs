@@ -74,6 +74,14 @@ const TILE128: &[(&str, u32)] = &[
 type Case = (&'static str, Family, &'static [(&'static str, u32)], &'static [(&'static str, u32)], [usize; 3], bool);
 
 const CASES: &[Case] = &[
+    ("cpu panel NN 1024", Family::Panel, PANEL, &[], [1024, 1024, 1024], false),
+    ("cpu panel NT 1024", Family::Panel, PANEL, &[], [1024, 1024, 1024], true),
+    ("cpu panel NN 2048", Family::Panel, PANEL, &[], [2048, 2048, 2048], false),
+    ("cpu panel NN 2048 KC256", Family::Panel, PANEL, &[("KC", 256)], [2048, 2048, 2048], false),
+    ("cpu panel NN 2048 KC256 LN16", Family::Panel, PANEL, &[("KC", 256), ("LN", 16)], [2048, 2048, 2048], false),
+    ("cpu panel NN 1024 KC256", Family::Panel, PANEL, &[("KC", 256)], [1024, 1024, 1024], false),
+    ("cpu panel NN 1000x1023x999", Family::Panel, PANEL, &[], [1000, 1023, 999], false),
+    ("cpu panel NN 49x512x4608", Family::Panel, PANEL, &[], [49, 512, 4608], false),
     ("gpu tile128 NN 4096", Family::Xgemm, TILE128, &[], [4096, 4096, 4096], false),
     ("gpu tile128 NN 4096 DB", Family::Xgemm, TILE128, &[("DB", 1)], [4096, 4096, 4096], false),
     ("gpu tile128 NN 4096 VWK4", Family::Xgemm, TILE128, &[("VWK", 4)], [4096, 4096, 4096], false),
@@ -102,6 +110,8 @@ const CASES: &[Case] = &[
     ("direct decode NN 8x4096x4096 VWD4", Family::Direct, DIRECT8_NARROW, &[("VWD", 4)], [8, 4096, 4096], false),
 ];
 
+/// The CPU kernel: 32 x 8 blocks of C in 16 vectors of 16 lanes, 8 blocks per work-group.
+const PANEL: &[(&str, u32)] = &[("VW", 16), ("MV", 2), ("NR", 8), ("LM", 1), ("LN", 8), ("KC", 4096)];
 /// The shipped direct kernel for M = 1.
 const DIRECT: &[(&str, u32)] = &[("WPTM", 1), ("WPTN", 2), ("NDIMD", 64), ("KDIMD", 4)];
 /// Decode with vectors: 16 columns per work-group (256 work-groups for N = 4096), K over 64 work-items.

@@ -8,11 +8,13 @@ typedef double real;
 typedef double2 real2;
 typedef double4 real4;
 typedef double8 real8;
+typedef double16 real16;
 #else
 typedef float real;
 typedef float2 real2;
 typedef float4 real4;
 typedef float8 real8;
+typedef float16 real16;
 #endif
 #define ZERO ((real)0)
 

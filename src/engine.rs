@@ -221,6 +221,7 @@ impl CompiledVariant {
     ) -> Result<cl_event> {
         let p = match self.geometry.orientation {
             Orientation::SmallM if problem.m > problem.n => problem.transposed(),
+            Orientation::AlongM if !problem.a.along_outer && problem.b.along_outer => problem.transposed(),
             _ => *problem,
         };
         let scaled = match &self.scale {
@@ -240,7 +241,7 @@ impl CompiledVariant {
         args.mem(p.c.mem)?.int(p.c.offset)?;
         match self.family {
             Family::Xgemm => args.int(p.c.col_stride)?,
-            Family::Direct => args.int(p.c.row_stride)?.int(p.c.col_stride)?,
+            Family::Direct | Family::Panel => args.int(p.c.row_stride)?.int(p.c.col_stride)?,
         };
         args.int(p.a.batch_stride)?.int(p.b.batch_stride)?.int(p.c.batch_stride)?;
         let g = &self.geometry;

@@ -1,6 +1,6 @@
 //! Kernel mechanisms that the shipped set may not exercise everywhere, on variants built at run time
 //! (`CompiledVariant::build`): double buffering (DB), vector loads along K (VWK), split-K with atomic
-//! adds (KSPLIT) and vector loads in the direct kernel (VWD). Each is checked against the f64
+//! adds (KSPLIT), vector loads in the direct kernel (VWD), and the CPU register-blocked kernel (panel). Each is checked against the f64
 //! reference over both layouts, all four transpose pairs, edge shapes, tight and padded leading
 //! dimensions with offsets, beta = 0 over NaN-poisoned C and beta != 0, strided batches, f32 and f64.
 
@@ -77,7 +77,15 @@ fn variants() -> Vec<Variant> {
         direct(1, 1, 4, 16, 4),
         direct(2, 2, 8, 8, 2),
         direct(4, 1, 2, 32, 8),
+        panel(16, 2, 8, 1, 4, 32),
+        panel(8, 3, 6, 2, 2, 4096),
+        panel(4, 1, 1, 1, 1, 64),
+        panel(16, 1, 12, 4, 1, 256),
     ]
+}
+
+fn panel(vw: u32, mv: u32, nr: u32, lm: u32, ln: u32, kc: u32) -> Variant {
+    Variant::new(Family::Panel, &[("VW", vw), ("MV", mv), ("NR", nr), ("LM", lm), ("LN", ln), ("KC", kc)])
 }
 
 fn build(device: &DefaultDevice, v: &Variant, precision: Precision) -> Option<CompiledVariant> {

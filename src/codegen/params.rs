@@ -13,17 +13,20 @@ pub enum Family {
     Xgemm,
     /// Direct GEMM for small and skinny shapes: a few rows of C per work-group, K split across work-items.
     Direct,
+    /// Register-blocked GEMM for CPUs: a block of C per work-item in vector registers, no local memory.
+    Panel,
 }
 
 impl Family {
     /// Every family, in a stable order.
-    pub const ALL: [Family; 2] = [Family::Xgemm, Family::Direct];
+    pub const ALL: [Family; 3] = [Family::Xgemm, Family::Direct, Family::Panel];
 
     /// The family's name as written in JSON and in variant ids.
     pub fn name(self) -> &'static str {
         match self {
             Family::Xgemm => "xgemm",
             Family::Direct => "direct",
+            Family::Panel => "panel",
         }
     }
 
@@ -32,6 +35,7 @@ impl Family {
         match self {
             Family::Xgemm => "xgemm.cl",
             Family::Direct => "direct.cl",
+            Family::Panel => "panel.cl",
         }
     }
 
@@ -40,6 +44,7 @@ impl Family {
         match self {
             Family::Xgemm => XGEMM_PARAMS,
             Family::Direct => DIRECT_PARAMS,
+            Family::Panel => PANEL_PARAMS,
         }
     }
 
@@ -49,6 +54,7 @@ impl Family {
         match self {
             Family::Xgemm => &[("VWK", 1), ("DB", 0), ("KSPLIT", 1)],
             Family::Direct => &[("VWD", 1)],
+            Family::Panel => &[],
         }
     }
 
@@ -57,6 +63,7 @@ impl Family {
         match self {
             Family::Xgemm => XGEMM_CONSTRAINTS,
             Family::Direct => DIRECT_CONSTRAINTS,
+            Family::Panel => PANEL_CONSTRAINTS,
         }
     }
 }
@@ -209,6 +216,24 @@ const DIRECT_CONSTRAINTS: &[Constraint] = &[
     },
 ];
 
+const PANEL_PARAMS: &[ParamSpec] = &[
+    ParamSpec { name: "VW", meaning: "vector width: rows per vector register (lanes along M or K)", allowed: &[4, 8, 16] },
+    ParamSpec { name: "MV", meaning: "vectors of VW rows of C per work-item", allowed: &[1, 2, 3, 4] },
+    ParamSpec { name: "NR", meaning: "columns of C per work-item", allowed: &[1, 2, 4, 6, 8, 12, 16] },
+    ParamSpec { name: "LM", meaning: "work-items along M in a work-group (run in turn on one core)", allowed: DIM },
+    ParamSpec { name: "LN", meaning: "work-items along N in a work-group (run in turn on one core)", allowed: DIM },
+    ParamSpec {
+        name: "KC",
+        meaning: "depth of the K slice the work-items of a group take in turn (A contiguous along M)",
+        allowed: &[32, 64, 128, 256, 512, 1024, 4096],
+    },
+];
+
+const PANEL_CONSTRAINTS: &[Constraint] = &[
+    Constraint { name: "MV*NR <= 28", holds: |p| p("MV") * p("NR") <= 28 },
+    Constraint { name: "LM*LN <= 256", holds: |p| p("LM") * p("LN") <= 256 },
+];
+
 /// A kernel variant: a family and a value for each of its parameters.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Variant {
@@ -304,6 +329,7 @@ impl Variant {
         let elems = match self.family {
             Family::Xgemm => (p("DB") + 1) * (p("SA") * p("KWG") * p("MWG") + p("SB") * p("KWG") * p("NWG")),
             Family::Direct => p("NDIMD") * p("KDIMD") * p("WPTM") * p("WPTN") * p("VWD"),
+            Family::Panel => 0,
         };
         elems * elem_bytes
     }
@@ -322,6 +348,12 @@ impl Variant {
                 local: [1, p("NDIMD") * p("KDIMD")],
                 tile: [p("WPTM"), p("NDIMD") * p("WPTN") * p("VWD")],
                 orientation: Orientation::SmallM,
+                k_splits: 1,
+            },
+            Family::Panel => Geometry {
+                local: [p("LM"), p("LN")],
+                tile: [p("LM") * p("MV") * p("VW"), p("LN") * p("NR")],
+                orientation: Orientation::AlongM,
                 k_splits: 1,
             },
         }
@@ -350,6 +382,9 @@ pub enum Orientation {
     ColumnMajorC,
     /// The kernel wants M ≤ N (its rows live in registers); C is accessed through both strides.
     SmallM,
+    /// The kernel wants A contiguous along M (its vectors run along M): the host transposes when only
+    /// B is contiguous along its outer dimension; C is accessed through both strides.
+    AlongM,
 }
 
 #[cfg(test)]
@@ -436,6 +471,19 @@ mod tests {
         assert_eq!(d.validate(), Ok(()));
         assert_eq!(d.geometry().tile, [1, 32]);
         assert_eq!(d.local_mem_bytes(4), 2 * 4 * 256 * 4);
+    }
+
+    #[test]
+    fn panel_geometry_covers_its_work_items_blocks() {
+        let v = Variant::new(Family::Panel, &[("VW", 16), ("MV", 2), ("NR", 8), ("LM", 1), ("LN", 4), ("KC", 256)]);
+        assert_eq!(v.validate(), Ok(()));
+        assert_eq!(v.id(), "panel_kc256_lm1_ln4_mv2_nr8_vw16");
+        let g = v.geometry();
+        assert_eq!((g.local, g.tile, g.orientation), ([1, 4], [32, 32], Orientation::AlongM));
+        assert_eq!(v.local_mem_bytes(8), 0);
+        let mut wide = v.clone();
+        wide.params.insert("MV".into(), 4);
+        assert_eq!(wide.validate().unwrap_err().field, "MV*NR <= 28");
     }
 
     #[test]

@@ -14,6 +14,7 @@ pub const TEMPLATES: &[(&str, &str)] = &[
     ("macros.cl", include_str!("../../kernels/macros.cl")),
     ("xgemm.cl", include_str!("../../kernels/xgemm.cl")),
     ("direct.cl", include_str!("../../kernels/direct.cl")),
+    ("panel.cl", include_str!("../../kernels/panel.cl")),
     ("scale.cl", include_str!("../../kernels/scale.cl")),
 ];
 

@@ -1,0 +1,200 @@
+{% import "macros.cl" as macros %}
+{% include "common.cl" %}
+
+// Register-blocked GEMM without local memory or barriers, for CPUs (GotoBLAS's micro-kernel written
+// for OpenCL). Each work-item computes a BM x NR block of C (BM = MV vectors of VW rows) in MV x NR
+// vector registers, streaming its panel of A (BM x K) and of B (K x NR) through the caches; the LM x LN
+// work-items of a group run one after another on one core and share those panels. Two forms:
+// - A contiguous along M (outer products): each k, MV vector loads of A's column and NR scalar
+//   broadcasts of B's row; no reduction. The host transposes the problem (Cᵀ = op(B)ᵀ op(A)ᵀ) when only
+//   B is contiguous along its outer dimension, so this form serves every layout but A and B both along K.
+// - A contiguous along K (dot products): sub-blocks of SR x SC elements of C, each a vector of VW
+//   partial sums along K, added up at the end.
+// K runs in slices of KC (outer-product form). Edge blocks read rows and columns clamped to the last one inside C and store only what lies inside;
+// a K tail shorter than VW runs scalar. Any M, N, K works; nothing is padded or copied. C is addressed
+// through a row and a column stride.
+#define BM (MV * VW)
+#define SR 4
+#define SC ((NR % 4 == 0) ? 4 : (NR % 2 == 0) ? 2 : 1)
+
+{{ macros::vector_helpers(dim="P", w=VW) }}
+// The sum of a vector's lanes.
+inline real hsum(const realP v) {
+{% if VW == 16 %}    const real8 h8 = v.lo + v.hi;
+    const real4 h4 = h8.lo + h8.hi;
+{% elif VW == 8 %}    const real4 h4 = v.lo + v.hi;
+{% else %}    const real4 h4 = v;
+{% endif %}    const real2 h2 = h4.lo + h4.hi;
+    return h2.x + h2.y;
+}
+
+// c = alpha * v + beta * c; C is not read when beta = 0.
+#define UPDATE(c, v) ((c) = (beta == ZERO) ? alpha * (v) : fma(alpha, (v), beta * (c)))
+
+// One step k = p of the outer-product form: MV vectors of A's column p (whole vectors when
+// `rows_inside`, else element by element with zeros past M) times NR broadcast elements of B's row p.
+#define OUTER_STEP(rows_inside) { \
+    const __global real* a = A + i0 + p * lda; \
+    realP av[MV]; \
+    _Pragma("unroll") for (int v = 0; v < MV; v++) { \
+        if (rows_inside) { \
+            av[v] = VLOADP(a + v * VW); \
+        } else { \
+            real e[VW]; \
+            for (int l = 0; l < VW; l++) { e[l] = (i0 + v * VW + l < M) ? a[v * VW + l] : ZERO; } \
+            av[v] = VLOADP(e); \
+        } \
+    } \
+    _Pragma("unroll") for (int c = 0; c < NR; c++) { \
+        const realP b = (realP)(bc[c][p * b_step]); \
+        _Pragma("unroll") for (int v = 0; v < MV; v++) { acc[v][c] = fma(av[v], b, acc[v][c]); } \
+    } \
+}
+
+// The outer-product form (A contiguous along M) on the block at (i0, j0). K runs in slices of KC with
+// a barrier after each, so the work-items of a group (run in turn on one core) share a slice of A's
+// and B's panels while it is in the caches. Work-items past the edge of C only join the barriers.
+inline void panel_outer(const int M, const int N, const int K, const real alpha, const real beta,
+                        const __global real* restrict A, const int lda,
+                        const __global real* restrict B, const int ldb, const int b_along_n,
+                        __global real* C, const int c_rs, const int c_cs, const int i0, const int j0) {
+    // Where column j0 + c of B starts and how to step along K (clamped to column N - 1).
+    const int b_step = b_along_n ? ldb : 1;
+    const __global real* bc[NR];
+    #pragma unroll
+    for (int c = 0; c < NR; c++) {
+        const int j = min(j0 + c, N - 1);
+        bc[c] = B + (b_along_n ? j : j * ldb);
+    }
+    realP acc[MV][NR];
+    #pragma unroll
+    for (int v = 0; v < MV; v++) {
+        #pragma unroll
+        for (int c = 0; c < NR; c++) {
+            acc[v][c] = (realP)(ZERO);
+        }
+    }
+    const bool active = i0 < M && j0 < N;
+    const bool rows_inside = i0 + BM <= M;
+    for (int k0 = 0; k0 < K; k0 += KC) {
+        const int k1 = min(K, k0 + KC);
+        if (active && rows_inside) {
+            for (int p = k0; p < k1; p++) OUTER_STEP(true)
+        } else if (active) {
+            for (int p = k0; p < k1; p++) OUTER_STEP(false)
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (!active) {
+        return;
+    }
+    #pragma unroll
+    for (int c = 0; c < NR; c++) {
+        if (j0 + c < N) {
+            #pragma unroll
+            for (int v = 0; v < MV; v++) {
+                __global real* cp = C + (i0 + v * VW) * c_rs + (j0 + c) * c_cs;
+                if (rows_inside && c_rs == 1) {
+                    const realP r = alpha * acc[v][c];
+                    VSTOREP((beta == ZERO) ? r : fma((realP)(beta), VLOADP(cp), r), cp);
+                } else {
+                    real e[VW];
+                    VSTOREP(acc[v][c], e);
+                    for (int l = 0; l < VW && i0 + v * VW + l < M; l++) {
+                        UPDATE(cp[l * c_rs], e[l]);
+                    }
+                }
+            }
+        }
+    }
+}
+
+// The dot-product form (A contiguous along K) on the block at (i0, j0), SR x SC elements at a time.
+inline void panel_dot(const int M, const int N, const int K, const real alpha, const real beta,
+                      const __global real* restrict A, const int lda,
+                      const __global real* restrict B, const int ldb, const int b_along_n,
+                      __global real* C, const int c_rs, const int c_cs, const int i0, const int j0) {
+    const int a_along_m = 0;
+    for (int r0 = i0; r0 < min(i0 + BM, M); r0 += SR) {
+        for (int c0 = j0; c0 < min(j0 + NR, N); c0 += SC) {
+            const __global real* ar[SR];
+            #pragma unroll
+            for (int r = 0; r < SR; r++) {
+                ar[r] = A + min(r0 + r, M - 1) * lda;
+            }
+            int jc[SC];
+            #pragma unroll
+            for (int c = 0; c < SC; c++) {
+                jc[c] = min(c0 + c, N - 1);
+            }
+            realP acc[SR][SC];
+            #pragma unroll
+            for (int r = 0; r < SR; r++) {
+                #pragma unroll
+                for (int c = 0; c < SC; c++) {
+                    acc[r][c] = (realP)(ZERO);
+                }
+            }
+            int p = 0;
+            for (; p + VW <= K; p += VW) {
+                realP av[SR];
+                #pragma unroll
+                for (int r = 0; r < SR; r++) {
+                    av[r] = VLOADP(ar[r] + p);
+                }
+                #pragma unroll
+                for (int c = 0; c < SC; c++) {
+                    realP b;
+                    if (b_along_n) {
+                        real e[VW];
+                        for (int l = 0; l < VW; l++) {
+                            e[l] = B[jc[c] + (p + l) * ldb];
+                        }
+                        b = VLOADP(e);
+                    } else {
+                        b = VLOADP(B + p + jc[c] * ldb);
+                    }
+                    #pragma unroll
+                    for (int r = 0; r < SR; r++) {
+                        acc[r][c] = fma(av[r], b, acc[r][c]);
+                    }
+                }
+            }
+            #pragma unroll
+            for (int r = 0; r < SR; r++) {
+                #pragma unroll
+                for (int c = 0; c < SC; c++) {
+                    real s = hsum(acc[r][c]);
+                    for (int q = p; q < K; q++) {
+                        s = fma(ar[r][q], B_AT(q, jc[c]), s);
+                    }
+                    if (r0 + r < M && c0 + c < N) {
+                        UPDATE(C[(r0 + r) * c_rs + (c0 + c) * c_cs], s);
+                    }
+                }
+            }
+        }
+    }
+}
+
+// One entry point per operand layout: am/ak = A contiguous along M/K, bk/bn = B along K/N.
+// Dimension 2 of the launch is the batch: item b reads A, B and C shifted by b * a_bs, b_bs, c_bs.
+{% for a in ["m", "k"] %}{% for b in ["k", "n"] %}
+__kernel __attribute__((reqd_work_group_size(LM, LN, 1)))
+void panel_a{{ a }}_b{{ b }}(const int M, const int N, const int K, const real alpha, const real beta,
+                   const __global real* restrict A, const int a_off, const int lda,
+                   const __global real* restrict B, const int b_off, const int ldb,
+                   __global real* C, const int c_off, const int c_rs, const int c_cs,
+                   const int a_bs, const int b_bs, const int c_bs) {
+    const int batch = get_global_id(2);
+    const int i0 = get_global_id(0) * BM;
+    const int j0 = get_global_id(1) * NR;
+    A += a_off + batch * a_bs;
+    B += b_off + batch * b_bs;
+    C += c_off + batch * c_bs;
+{% if a == "m" %}    panel_outer(M, N, K, alpha, beta, A, lda, B, ldb, {{ b == "n" }}, C, c_rs, c_cs, i0, j0);
+{% else %}    if (i0 < M && j0 < N) {
+        panel_dot(M, N, K, alpha, beta, A, lda, B, ldb, {{ b == "n" }}, C, c_rs, c_cs, i0, j0);
+    }
+{% endif %}}
+{% endfor %}{% endfor %}
