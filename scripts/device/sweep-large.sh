@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# On the lent GPU machine: enable NVIDIA's OpenCL, then sweep the xgemm space for large and
+# mid-size shapes (variants/space-gpu-large.json x variants/shapes/gpu-large.txt) with the release
+# `fewfit` carried in .devgpu/, and print the 5 fastest variants per shape.
+# Writes $OUT/h200-large-f32.jsonl(.gz) and $OUT/summary.txt.
+# Usage: bash scripts/device/sweep-large.sh [SAMPLE [BUDGET_SECS]]   (defaults 572 and 330)
+#
+# Order, so that a sweep cut short by the budget still holds what matters:
+#  1. the variants listed in .devgpu/seeds.jsonl if carried (the best measured so far at 4096^3 and
+#     its one-parameter neighbours), first, so they are timed and set the abandon baseline
+#     (records of those variants, any shape; `valid: false`, they only name variants: on
+#     2026-11-23 the 4096^3 best, its 20 valid one-parameter neighbours in the space, and the 7
+#     other in-space top-2 variants of variants/data/h200-f32.jsonl.gz on these shapes, 28 in all);
+#  2. a deterministic sample of SAMPLE variants of the space, in 4 shards run one after another
+#     (a sweep walks its variants in the space's order, MWG=64 before MWG=128: shards make a cut
+#     lose a random part of the sample rather than its last region).
+# Every step gets what is left of BUDGET_SECS; the whole sweep is stopped at BUDGET_SECS + 50 s.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+sample="${1:-572}" budget="${2:-330}"
+mkdir -p /etc/OpenCL/vendors
+echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
+date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+out="${OUT:-/tmp}/h200-large-f32.jsonl"
+shapes=variants/shapes/gpu-large.txt space=variants/space-gpu-large.json
+.devgpu/fewfit devices
+start=$(date +%s) deadline=$(( $(date +%s) + budget ))
+step() {  # sweep arguments...; runs only while budget is left
+  local left=$(( deadline - $(date +%s) ))
+  [ "$left" -gt 5 ] || { echo "skipped (budget spent): $*"; return; }
+  timeout -k 10 -s INT $(( left + 50 )) .devgpu/fewfit sweep --device gpu --shapes "$shapes" --space "$space" \
+    --budget-secs "$left" --repeats 10 --quiet --no-shipped --out "$out" "$@"
+  echo "rc=$? after $(( $(date +%s) - start )) s: $*"
+}
+[ -f .devgpu/seeds.jsonl ] && step --sample 0 --variants-from .devgpu/seeds.jsonl
+for i in 0 1 2 3; do step --sample "$sample" --shard "$i/4"; done
+wc -l "$out"; gzip -kf "$out"; ls -la "$OUT" 2>/dev/null
+python3 - "$out" "$shapes" <<'EOF' | tee "${OUT:-/tmp}/summary.txt"
+import json, sys, collections
+path, shapes_file = sys.argv[1], sys.argv[2]
+order = [tuple(map(int, l.split('#')[0].split())) for l in open(shapes_file) if l.split('#')[0].strip()]
+best = dict(DB=1, KSPLIT=1, KWG=16, KWI=8, MDIMA=32, MDIMC=16, MWG=128, NDIMB=16, NDIMC=8, NWG=128,
+            SA=1, SB=1, STRM=1, STRN=1, VWK=4, VWM=1, VWN=2)
+rows, bad, variants = collections.defaultdict(list), collections.Counter(), set()
+for line in open(path):
+    try:
+        r = json.loads(line)
+    except ValueError:
+        continue
+    s, p = (r['m'], r['n'], r['k']), r['variant']['params']
+    variants.add(json.dumps(p, sort_keys=True))
+    if not r.get('valid'):
+        bad[s] += 1
+        continue
+    rows[s].append((2 * s[0] * s[1] * s[2] / r['times']['median_ms'] / 1e9, p))
+print(f"{len(variants)} variants; per shape: valid measured / invalid; 5 fastest by median, TFLOP/s")
+fmt = lambda p: ' '.join(f'{k}{v}' for k, v in sorted(p.items()))
+for s in order:
+    rs = sorted(rows[s], key=lambda x: -x[0])
+    ref = [t for t, p in rs if p == best]
+    print(f"{s[0]}x{s[1]}x{s[2]}: {len(rs)} / {bad[s]}; 4096^3-best variant here: "
+          + (f"{ref[0]:.2f}" if ref else "not measured"))
+    for t, p in rs[:5]:
+        print(f"  {t:6.2f}  {fmt(p)}")
+EOF
