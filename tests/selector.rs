@@ -67,6 +67,12 @@ fn every_leaf_names_a_shipped_variant_and_every_class_uses_the_set() {
 fn explanation_prints_the_path() {
     let e = explain(DeviceClass::NvidiaGpu, ShapeFeatures::new(4096, 1, 4096));
     let text = e.to_string();
-    assert!(text.contains("min_mn = 1"), "{text}");
+    assert!(!e.path.is_empty(), "{text}");
+    for step in &e.path {
+        // Each split names the feature, the shape's value of it (its true value) and the way taken.
+        assert_eq!(Some(step.value), e.features.get(&step.feature), "{text}");
+        assert_eq!(step.went_le, step.value <= step.threshold, "{text}");
+        assert!(text.contains(&format!("{} = {}", step.feature, step.value)), "{text}");
+    }
     assert!(text.contains(e.variant.info().id));
 }
