@@ -83,6 +83,25 @@ impl Evaluation {
         self.outcomes.iter().map(|o| o.best_in_set.unwrap_or(f64::INFINITY)).collect()
     }
 
+    /// One line per problem: device, shape (as swept), the tree's pick, its slowdown and the best
+    /// in set's ("failed" where the pick did not run there).
+    pub fn per_shape(&self, matrix: &Matrix) -> String {
+        let mut out = String::from("device\tshape\ttree pick\tslowdown\tbest in set\n");
+        let show = |x: Option<f64>| x.map_or("failed".to_string(), |x| format!("{x:.3}"));
+        for o in &self.outcomes {
+            let problem = &matrix.problems[o.row];
+            out.push_str(&format!(
+                "{}\t{}\t{}\t{}\t{}\n",
+                matrix.devices[problem.device].name,
+                problem.shape,
+                o.pick,
+                show(o.slowdown),
+                show(o.best_in_set)
+            ));
+        }
+        out
+    }
+
     /// A plain-text summary: the totals, then one line per device.
     pub fn describe(&self, matrix: &Matrix) -> String {
         let mut out = format!(
@@ -273,6 +292,10 @@ mod tests {
         assert!((y.best_in_set_geomean - 2f64.sqrt()).abs() < 1e-12);
         assert_eq!(e.slowdowns()[2], INF);
         assert!(e.describe(&m).contains("1 failed"));
+        let lines: Vec<String> = e.per_shape(&m).lines().map(String::from).collect();
+        assert_eq!(lines.len(), 5);
+        assert!(lines[2].starts_with("x\t8x8x1000\t") && lines[2].ends_with("\t1.500\t1.500"), "{}", lines[2]);
+        assert!(lines[3].ends_with("\tfailed\t1.000"), "{}", lines[3]);
     }
 
     #[test]

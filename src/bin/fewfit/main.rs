@@ -99,6 +99,9 @@ enum Command {
         /// Where to write the SVG plot of the slowdown distribution.
         #[arg(long)]
         plot: Option<PathBuf>,
+        /// Also print one line per shape: the tree's pick, its slowdown and the best in set's.
+        #[arg(long)]
+        per_shape: bool,
     },
 }
 
@@ -259,7 +262,7 @@ fn run(cli: Cli) -> Result<()> {
             println!("wrote {} (cross-validated {:?})", out.display(), trained.chosen);
             Ok(())
         }
-        Command::Evaluate { data, plot } => {
+        Command::Evaluate { data, plot, per_shape } => {
             let matrix = load_matrix(&data)?;
             let root = std::path::Path::new(".");
             let inputs = fewfit::codegen::read_inputs(root)?;
@@ -268,6 +271,9 @@ fn run(cli: Cli) -> Result<()> {
                 trees: inputs.trees.into_iter().map(|(t, _)| t).collect(),
             };
             let evaluation = evaluate::evaluate(&matrix, None, &shipped)?;
+            if per_shape {
+                print!("{}", evaluation.per_shape(&matrix));
+            }
             print!("{}", evaluation.describe(&matrix));
             if let Some(path) = plot {
                 evaluate::plot_cdf(&path, &[("shipped set + tree".to_string(), evaluation.slowdowns())])?;
