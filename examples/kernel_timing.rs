@@ -70,6 +70,10 @@ const TILE128: &[(&str, u32)] = &[
     ("SB", 1),
 ];
 
+/// The fastest variant of the 2026-11-23 H200 sweeps at 4096³, as changes to TILE128: scalar
+/// register operands along M, pairs along N, a 16-deep K slice in 8-step unrolls, double buffered.
+const BEST128: &[(&str, u32)] = &[("DB", 1), ("VWK", 4), ("KWI", 8), ("NDIMB", 16), ("VWM", 1), ("VWN", 2)];
+
 /// (label, family, base parameters, extra parameters, row-major M N K, B transposed).
 type Case = (&'static str, Family, &'static [(&'static str, u32)], &'static [(&'static str, u32)], [usize; 3], bool);
 
@@ -86,6 +90,11 @@ const CASES: &[Case] = &[
     ("gpu tile128 NN 4096 DB", Family::Xgemm, TILE128, &[("DB", 1)], [4096, 4096, 4096], false),
     ("gpu tile128 NN 4096 VWK4", Family::Xgemm, TILE128, &[("VWK", 4)], [4096, 4096, 4096], false),
     ("gpu tile128 NN 4096 DB VWK4", Family::Xgemm, TILE128, &[("DB", 1), ("VWK", 4)], [4096, 4096, 4096], false),
+    ("gpu tile128 NN 4096 best", Family::Xgemm, TILE128, BEST128, [4096, 4096, 4096], false),
+    ("gpu tile128 NN 8192 best", Family::Xgemm, TILE128, BEST128, [8192, 8192, 8192], false),
+    ("gpu tile128 NN 8192 DB VWK4", Family::Xgemm, TILE128, &[("DB", 1), ("VWK", 4)], [8192, 8192, 8192], false),
+    ("gpu tile128 NN 4096 DB VWK4 KWI8", Family::Xgemm, TILE128, &[("DB", 1), ("VWK", 4), ("KWI", 8)], [4096, 4096, 4096], false),
+    ("gpu tile128 NN 4096 DB VWK4 VWM2", Family::Xgemm, TILE128, &[("DB", 1), ("VWK", 4), ("VWM", 2)], [4096, 4096, 4096], false),
     ("gpu tile128 NT 4096", Family::Xgemm, TILE128, &[], [4096, 4096, 4096], true),
     ("gpu tile128 NT 4096 DB VWK4", Family::Xgemm, TILE128, &[("DB", 1), ("VWK", 4)], [4096, 4096, 4096], true),
     ("gpu tile32 splitk 64x64x65536", Family::Xgemm, TILE32, &[], [64, 64, 65536], false),

@@ -5,11 +5,17 @@ typedef real real{{ dim }};
 #define VLOAD{{ dim }}(p) (*(p))
 #define VSTORE{{ dim }}(v, p) (*(p) = (v))
 #define UNPACK{{ dim }}(dst, b, v) dst[(b)] = (v);
+#define LLOAD{{ dim }}(p) (*(p))
+#define LSTORE{{ dim }}(v, p) (*(p) = (v))
 {% else -%}
 typedef real{{ w }} real{{ dim }};
 #define VLOAD{{ dim }}(p) vload{{ w }}(0, (p))
 #define VSTORE{{ dim }}(v, p) vstore{{ w }}((v), 0, (p))
 #define UNPACK{{ dim }}(dst, b, v) {% for i in range(end=w) %}dst[(b) + {{ i }}] = (v).s{{ i }}; {% endfor %}
+// Local-memory vector access at p, which must be aligned to the vector's size: one wide access
+// (vload{{ w }} promises only element alignment, and NVIDIA's compiler then splits it into scalars).
+#define LLOAD{{ dim }}(p) (*(const __local real{{ dim }}*)(p))
+#define LSTORE{{ dim }}(v, p) (*(__local real{{ dim }}*)(p) = (v))
 {% endif -%}
 // A global load of VW{{ dim }} elements at p: one aligned vector access when `aligned` (the address
 // is a multiple of the vector's size), else vload{{ w }}, which needs only element alignment.
@@ -77,7 +83,7 @@ inline void store_{{ name }}(__local real* lm, const real* r, const int along_ou
             for (int ov = 0; ov < {{ R }} / ({{ DIMO }} * VW{{ dim }}); ov++) {
                 const int o = (to + ov * {{ DIMO }}) * VW{{ dim }};
                 const int q = (kl * ({{ R }} / ({{ DIMO }} * VW{{ dim }})) + ov) * VW{{ dim }};
-                VSTORE{{ dim }}(VLOAD{{ dim }}(r + q), lm + kk * {{ R }} + o);
+                LSTORE{{ dim }}(VLOAD{{ dim }}(r + q), lm + kk * {{ R }} + o);
             }
         }
     } else {

@@ -129,7 +129,7 @@ inline void xgemm_body(const int M, const int N, const int K, const int split, c
                 real bp[NWI];
 {% if SA == 1 %}                #pragma unroll
                 for (int mv = 0; mv < MWI / VWM; mv++) {
-                    av[mv] = VLOADM(a_sl + kk * MWG + ROW_OF(tm, mv * VWM));
+                    av[mv] = LLOADM(a_sl + kk * MWG + ROW_OF(tm, mv * VWM));
                 }
 {% else %}                const int p = k0 + kk;
                 #pragma unroll
@@ -146,7 +146,7 @@ inline void xgemm_body(const int M, const int N, const int K, const int split, c
                 }
 {% endif %}{% if SB == 1 %}                #pragma unroll
                 for (int nv = 0; nv < NWI / VWN; nv++) {
-                    const realN v = VLOADN(b_sl + kk * NWG + COL_OF(tn, nv * VWN));
+                    const realN v = LLOADN(b_sl + kk * NWG + COL_OF(tn, nv * VWN));
                     UNPACKN(bp, nv * VWN, v)
                 }
 {% else %}                #pragma unroll
@@ -221,9 +221,9 @@ void xgemm_a{{ a }}_b{{ b }}(const int M, const int N, const int K, const real a
                    const int a_bs, const int b_bs, const int c_bs) {
     const int batch = get_global_id(2) / KSPLIT;
     const int split = get_global_id(2) % KSPLIT;
-{% if SA == 1 %}    __local real alm[(DB + 1) * KWG * MWG];
+{% if SA == 1 %}    __local real alm[(DB + 1) * KWG * MWG] __attribute__((aligned(sizeof(realM))));
 {% else %}    __local real* alm = 0;
-{% endif %}{% if SB == 1 %}    __local real blm[(DB + 1) * KWG * NWG];
+{% endif %}{% if SB == 1 %}    __local real blm[(DB + 1) * KWG * NWG] __attribute__((aligned(sizeof(realN))));
 {% else %}    __local real* blm = 0;
 {% endif %}    xgemm_body(M, N, K, split, alpha, beta, A + a_off + batch * a_bs, lda, {{ a == "m" }},
                B + b_off + batch * b_bs, ldb, {{ b == "n" }}, C + c_off + batch * c_bs, ldc, alm, blm);

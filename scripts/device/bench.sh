@@ -4,7 +4,8 @@
 # oracle (best variant of the sweep data for each shape, re-timed), CLBlast and cuBLAS (PyTorch,
 # TF32 off) on the same shapes, and merges them into one markdown table. Outputs go to $OUT (or
 # /tmp/peers-out). Binaries are built on the dev machine by scripts/device/build.sh.
-# Usage: bash scripts/device/bench.sh [SHAPES_FILE] [extra peers arguments, e.g. --max-flops 1e10]
+# Usage: [BENCH_DATA="DATA..."] bash scripts/device/bench.sh [SHAPES_FILE] [extra peers arguments,
+#        e.g. --max-flops 1e10]
 # Elsewhere (PoCL): DEVICE=cpu bash scripts/device/bench.sh ... uses the CPU device and skips the
 # NVIDIA set-up and cuBLAS.
 set -uo pipefail
@@ -27,7 +28,10 @@ else
   echo "no .device/libclblast1_*.deb carried: CLBlast only if installed system-wide"
 fi
 peers=.device/peers; [ -x "$peers" ] || peers=target/release/examples/peers
-data=(); for f in variants/data/*.jsonl variants/data/*.jsonl.gz; do [ -f "$f" ] && data+=("$f"); done
+# The oracle's datasets: BENCH_DATA (space-separated) when set, else every dataset in variants/data.
+# Datasets measured with different kernel code disagree (and `merge` refuses them): name the ones
+# that match the kernels built in.
+data=(); for f in ${BENCH_DATA:-variants/data/*.jsonl variants/data/*.jsonl.gz}; do [ -f "$f" ] && data+=("$f"); done
 export FEWFIT_DEVICE="$device" FEWFIT_CACHE_DIR="${FEWFIT_CACHE_DIR:-/tmp/fewfit-cache}"
 echo "== peers"
 "$peers" --shapes "$shapes" ${data[@]:+--data "${data[@]}"} --json "$out/peers.json" "$@" 2>&1 | tee "$out/peers.txt"

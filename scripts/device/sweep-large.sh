@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # On the lent GPU machine: enable NVIDIA's OpenCL, then sweep the xgemm space for large and
 # mid-size shapes (variants/space-gpu-large.json x variants/shapes/gpu-large.txt) with the release
-# `fewfit` carried in .devgpu/, and print the 5 fastest variants per shape.
+# `fewfit` carried in .device/, and print the 5 fastest variants per shape.
 # Writes $OUT/h200-large-f32.jsonl(.gz) and $OUT/summary.txt.
 # Usage: bash scripts/device/sweep-large.sh [SAMPLE [BUDGET_SECS]]   (defaults 572 and 330)
 #
 # Order, so that a sweep cut short by the budget still holds what matters:
-#  1. the variants listed in .devgpu/seeds.jsonl if carried (the best measured so far at 4096^3 and
+#  1. the variants listed in .device/seeds.jsonl if carried (the best measured so far at 4096^3 and
 #     its one-parameter neighbours), first, so they are timed and set the abandon baseline
 #     (records of those variants, any shape; `valid: false`, they only name variants: on
 #     2026-11-23 the 4096^3 best, its 20 valid one-parameter neighbours in the space, and the 7
@@ -23,16 +23,16 @@ echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
 date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 out="${OUT:-/tmp}/h200-large-f32.jsonl"
 shapes=variants/shapes/gpu-large.txt space=variants/space-gpu-large.json
-.devgpu/fewfit devices
+.device/fewfit devices
 start=$(date +%s) deadline=$(( $(date +%s) + budget ))
 step() {  # sweep arguments...; runs only while budget is left
   local left=$(( deadline - $(date +%s) ))
   [ "$left" -gt 5 ] || { echo "skipped (budget spent): $*"; return; }
-  timeout -k 10 -s INT $(( left + 50 )) .devgpu/fewfit sweep --device gpu --shapes "$shapes" --space "$space" \
+  timeout -k 10 -s INT $(( left + 50 )) .device/fewfit sweep --device gpu --shapes "$shapes" --space "$space" \
     --budget-secs "$left" --repeats 10 --quiet --no-shipped --out "$out" "$@"
   echo "rc=$? after $(( $(date +%s) - start )) s: $*"
 }
-[ -f .devgpu/seeds.jsonl ] && step --sample 0 --variants-from .devgpu/seeds.jsonl
+[ -f .device/seeds.jsonl ] && step --sample 0 --variants-from .device/seeds.jsonl
 for i in 0 1 2 3; do step --sample "$sample" --shard "$i/4"; done
 wc -l "$out"; gzip -kf "$out"; ls -la "$OUT" 2>/dev/null
 python3 - "$out" "$shapes" <<'EOF' | tee "${OUT:-/tmp}/summary.txt"
