@@ -5,7 +5,7 @@
 # TF32 off) on the same shapes, and merges them into one markdown table. Outputs go to $OUT (or
 # /tmp/peers-out). Binaries are built on the dev machine by scripts/device/build.sh.
 # Usage: [BENCH_DATA="DATA..."] bash scripts/device/bench.sh [SHAPES_FILE] [extra peers arguments,
-#        e.g. --max-flops 1e10]
+#        e.g. --max-flops 1e10]   (BENCH_DATA: the oracle's sweep datasets, see below)
 # Elsewhere (PoCL): DEVICE=cpu bash scripts/device/bench.sh ... uses the CPU device and skips the
 # NVIDIA set-up and cuBLAS.
 set -uo pipefail
@@ -28,10 +28,11 @@ else
   echo "no .device/libclblast1_*.deb carried: CLBlast only if installed system-wide"
 fi
 peers=.device/peers; [ -x "$peers" ] || peers=target/release/examples/peers
-# The oracle's datasets: BENCH_DATA (space-separated) when set, else every dataset in variants/data.
-# Datasets measured with different kernel code disagree (and `merge` refuses them): name the ones
-# that match the kernels built in.
-data=(); for f in ${BENCH_DATA:-variants/data/*.jsonl variants/data/*.jsonl.gz}; do [ -f "$f" ] && data+=("$f"); done
+# The oracle's datasets: BENCH_DATA (space-separated) when set, else the sweep of the shipped set's
+# kernels for the device (datasets measured with different kernel code disagree, and `merge`
+# refuses to join them, so the default is one dataset per device).
+if [ "$device" = gpu ]; then default_data=variants/data/h200-v2-f32.jsonl.gz; else default_data=variants/data/pocl-spr-f32.jsonl.gz; fi
+data=(); for f in ${BENCH_DATA:-$default_data}; do [ -f "$f" ] && data+=("$f"); done
 export FEWFIT_DEVICE="$device" FEWFIT_CACHE_DIR="${FEWFIT_CACHE_DIR:-/tmp/fewfit-cache}"
 echo "== peers"
 "$peers" --shapes "$shapes" ${data[@]:+--data "${data[@]}"} --json "$out/peers.json" "$@" 2>&1 | tee "$out/peers.txt"
