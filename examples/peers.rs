@@ -360,7 +360,11 @@ impl Problem {
     fn error_of(&self, c: &[f32]) -> f64 {
         self.samples.iter().fold(0.0, |worst: f64, &(idx, want, tol)| {
             let e = (c[idx] as f64 - want).abs() / tol.max(f64::MIN_POSITIVE);
-            if e.is_nan() { f64::INFINITY } else { worst.max(e) }
+            if e.is_nan() {
+                f64::INFINITY
+            } else {
+                worst.max(e)
+            }
         })
     }
 
@@ -507,9 +511,9 @@ fn main() -> Res<()> {
         if let Some((sweep_ms, variant)) = oracle.get(&(m, n, k)) {
             row.oracle_sweep_ms = Some(*sweep_ms);
             let id = variant.id();
-            let compiled = built.entry(id.clone()).or_insert_with(|| {
-                CompiledVariant::build(&engine, variant, Precision::F32).map_err(|e| e.to_string())
-            });
+            let compiled = built
+                .entry(id.clone())
+                .or_insert_with(|| CompiledVariant::build(&engine, variant, Precision::F32).map_err(|e| e.to_string()));
             row.oracle = Some(match compiled {
                 Ok(cv) => run_cl(&mut p, queue, &args, Some(id), |p| {
                     Ok(cv.enqueue_gemm(queue, &spec, 1.0f32, &p.a_buf, &p.b_buf, 0.0, &mut p.c_buf, &[])?)
@@ -525,8 +529,25 @@ fn main() -> Res<()> {
                 // SAFETY: buffers hold m*k, k*n and m*n floats; row-major NN with tight leading dimensions.
                 let status = unsafe {
                     (cl.func)(
-                        101, 111, 111, m, n, k, 1.0, p.a_buf.get(), 0, k, p.b_buf.get(), 0, n, 0.0, p.c_buf.get(), 0, n,
-                        &mut q, &mut event,
+                        101,
+                        111,
+                        111,
+                        m,
+                        n,
+                        k,
+                        1.0,
+                        p.a_buf.get(),
+                        0,
+                        k,
+                        p.b_buf.get(),
+                        0,
+                        n,
+                        0.0,
+                        p.c_buf.get(),
+                        0,
+                        n,
+                        &mut q,
+                        &mut event,
                     )
                 };
                 if status != 0 || event.is_null() {
@@ -551,8 +572,20 @@ fn main() -> Res<()> {
                 // SAFETY: slices of m*k, k*n and m*n floats; row-major NN with tight leading dimensions.
                 unsafe {
                     (ob.func)(
-                        101, 111, 111, m as i32, n as i32, k as i32, 1.0, a.as_ptr(), k as i32, b.as_ptr(), n as i32,
-                        0.0, c.as_mut_ptr(), n as i32,
+                        101,
+                        111,
+                        111,
+                        m as i32,
+                        n as i32,
+                        k as i32,
+                        1.0,
+                        a.as_ptr(),
+                        k as i32,
+                        b.as_ptr(),
+                        n as i32,
+                        0.0,
+                        c.as_mut_ptr(),
+                        n as i32,
                     )
                 }
             });
@@ -620,7 +653,9 @@ fn report(rows: &[Row], args: &Args) -> usize {
     let ratio = |a: Option<f64>, b: Option<f64>| a.zip(b).map(|(a, b)| a / b);
     for (title, pick) in [
         ("wall time, queue finished after each call", (|o: &Outcome| o.gflops) as fn(&Outcome) -> Option<f64>),
-        ("device time (events; none for CLBlast, whose event covers its last kernel only)", |o: &Outcome| o.event_gflops),
+        ("device time (events; none for CLBlast, whose event covers its last kernel only)", |o: &Outcome| {
+            o.event_gflops
+        }),
     ] {
         println!("\nGFLOP/s, {title}, median of {}:", args.repeats);
         println!(
@@ -667,6 +702,8 @@ fn report(rows: &[Row], args: &Args) -> usize {
             geo(&logs[2])
         );
     }
-    println!("\nratios > 1: fewfit is faster; fewfit/cuBLAS: scripts/perf_table.py with scripts/device/cublas.py's JSON");
+    println!(
+        "\nratios > 1: fewfit is faster; fewfit/cuBLAS: scripts/perf_table.py with scripts/device/cublas.py's JSON"
+    );
     wrong
 }

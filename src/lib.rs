@@ -4,9 +4,9 @@
 //! the prebuilt variants; the set is built once per device and cached on disk, so there is no
 //! tuning and no compiling per shape. See README.md.
 
-pub mod codegen;
 mod cache;
 pub mod capi;
+pub mod codegen;
 mod device;
 mod engine;
 mod error;
@@ -17,11 +17,12 @@ pub mod selection;
 #[cfg(feature = "tune")]
 pub mod tuner;
 
-
 pub use device::{choose_device, list_devices, DefaultDevice, DeviceClass, DeviceInfo};
 pub use engine::{build_stats, BuildStats, CompiledVariant, Engine};
 pub use error::{Error, Result};
-pub use gemm::{chosen_variant, enqueue_raw, gemm, gemm_with, Element, GemmSpec, Layout, Precision, Selection, Transpose};
+pub use gemm::{
+    chosen_variant, enqueue_raw, gemm, gemm_with, Element, GemmSpec, Layout, Precision, Selection, Transpose,
+};
 pub use host::gemm_host;
 #[cfg(feature = "ndarray")]
 pub use host::gemm_ndarray;

@@ -217,7 +217,11 @@ const DIRECT_CONSTRAINTS: &[Constraint] = &[
 ];
 
 const PANEL_PARAMS: &[ParamSpec] = &[
-    ParamSpec { name: "VW", meaning: "vector width: rows per vector register (lanes along M or K)", allowed: &[4, 8, 16] },
+    ParamSpec {
+        name: "VW",
+        meaning: "vector width: rows per vector register (lanes along M or K)",
+        allowed: &[4, 8, 16],
+    },
     ParamSpec { name: "MV", meaning: "vectors of VW rows of C per work-item", allowed: &[1, 2, 3, 4] },
     ParamSpec { name: "NR", meaning: "columns of C per work-item", allowed: &[1, 2, 4, 6, 8, 12, 16] },
     ParamSpec { name: "LM", meaning: "work-items along M in a work-group (run in turn on one core)", allowed: DIM },

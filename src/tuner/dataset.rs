@@ -152,7 +152,12 @@ impl Record {
 
     /// What identifies a measurement: two records with the same key measure the same thing.
     pub fn key(&self) -> RecordKey {
-        RecordKey { device: self.device.clone(), shape: self.shape(), precision: self.precision.clone(), variant: self.variant.clone() }
+        RecordKey {
+            device: self.device.clone(),
+            shape: self.shape(),
+            precision: self.precision.clone(),
+            variant: self.variant.clone(),
+        }
     }
 
     /// The median time if the record is valid and timed.
@@ -256,7 +261,11 @@ impl Dataset {
                         if set.records[*index] == record {
                             report.duplicates += 1;
                         } else {
-                            return Err(Error::Conflict { first: first.clone(), second: place, key: describe(&record) });
+                            return Err(Error::Conflict {
+                                first: first.clone(),
+                                second: place,
+                                key: describe(&record),
+                            });
                         }
                     }
                     None => {
@@ -372,7 +381,8 @@ impl Matrix {
 
     /// Drops problems where no configuration ran, and configurations that ran nowhere.
     pub fn prune(mut self) -> Matrix {
-        let keep_p: Vec<usize> = (0..self.problems.len()).filter(|&p| self.time[p].iter().any(|t| t.is_finite())).collect();
+        let keep_p: Vec<usize> =
+            (0..self.problems.len()).filter(|&p| self.time[p].iter().any(|t| t.is_finite())).collect();
         let keep_v: Vec<usize> =
             (0..self.configs.len()).filter(|&v| keep_p.iter().any(|&p| self.time[p][v].is_finite())).collect();
         self.problems = keep_p.iter().map(|&p| self.problems[p].clone()).collect();

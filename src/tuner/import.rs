@@ -43,13 +43,19 @@ pub fn clblast_tuner(path: &Path) -> Result<Vec<Record>> {
     let text = std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.into(), source })?;
     let tuning: ClblastTuning = serde_json::from_str(&text).map_err(|e| parse(e.to_string()))?;
     let dim = |name: &str, v: &str| {
-        v.trim().parse::<u64>().ok().filter(|&d| d > 0).ok_or_else(|| parse(format!("{name}: `{v}` is not a positive integer")))
+        v.trim()
+            .parse::<u64>()
+            .ok()
+            .filter(|&d| d > 0)
+            .ok_or_else(|| parse(format!("{name}: `{v}` is not a positive integer")))
     };
     let (m, n, k) = (dim("arg_m", &tuning.arg_m)?, dim("arg_n", &tuning.arg_n)?, dim("arg_k", &tuning.arg_k)?);
     let precision = match tuning.precision.as_str() {
         "32" => "f32",
         "64" => "f64",
-        other => return Err(parse(format!("precision: `{other}` is not 32 or 64 (half and complex are not imported)"))),
+        other => {
+            return Err(parse(format!("precision: `{other}` is not 32 or 64 (half and complex are not imported)")))
+        }
     };
     let is_gpu = tuning.device_type.eq_ignore_ascii_case("gpu");
     let vendor = tuning.device_vendor.to_ascii_lowercase();
@@ -96,7 +102,8 @@ mod tests {
 
     #[test]
     fn imports_the_h200_tuner_output() {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("variants/data/clblast-tuner/h200_clblast_xgemm_1_32.json");
+        let path =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("variants/data/clblast-tuner/h200_clblast_xgemm_1_32.json");
         let records = clblast_tuner(&path).unwrap();
         assert_eq!(records.len(), 578);
         let r = &records[0];

@@ -120,10 +120,14 @@ pub fn shipped_set(
     let mut variants = Vec::new();
     for &c in &selection.configs {
         let config = &matrix.configs[c];
-        let variant = config
-            .variant()
-            .ok_or_else(|| Error::Invalid(format!("`{}` is not one of fewfit's variants and cannot ship", config.id())))?;
-        variants.push(SelectedVariant { id: variant.id(), variant, shapes_won: Some(wins.get(&c).copied().unwrap_or(0)) });
+        let variant = config.variant().ok_or_else(|| {
+            Error::Invalid(format!("`{}` is not one of fewfit's variants and cannot ship", config.id()))
+        })?;
+        variants.push(SelectedVariant {
+            id: variant.id(),
+            variant,
+            shapes_won: Some(wins.get(&c).copied().unwrap_or(0)),
+        });
     }
     let classes: Vec<String> =
         selection.per_class.iter().map(|(class, configs)| format!("{class} uses {}", configs.len())).collect();

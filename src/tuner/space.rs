@@ -43,8 +43,10 @@ impl Space {
         let mut space: Space =
             serde_json::from_str(&text).map_err(|e| Error::Parse { path: path.into(), reason: e.to_string() })?;
         for (name, params) in &mut space.families {
-            let family = family_named(name)
-                .ok_or_else(|| Error::Parse { path: path.into(), reason: format!("families.{name}: unknown family") })?;
+            let family = family_named(name).ok_or_else(|| Error::Parse {
+                path: path.into(),
+                reason: format!("families.{name}: unknown family"),
+            })?;
             for &(param, neutral) in family.neutral_defaults() {
                 params.entry(param.to_string()).or_insert_with(|| vec![neutral]);
             }

@@ -308,10 +308,10 @@ impl Appender {
     fn append(&mut self, record: &Record) -> Result<()> {
         let mut line = serde_json::to_string(record).expect("records serialise");
         line.push('\n');
-        self.file.write_all(line.as_bytes()).and_then(|_| self.file.flush()).map_err(|source| Error::Io {
-            path: self.path.clone(),
-            source,
-        })
+        self.file
+            .write_all(line.as_bytes())
+            .and_then(|_| self.file.flush())
+            .map_err(|source| Error::Io { path: self.path.clone(), source })
     }
 }
 
@@ -338,7 +338,10 @@ fn build_all<'v, T: SweepElement>(
             .iter()
             .map(|v| s.spawn(move || CompiledVariant::build(engine, v, T::PRECISION).map_err(Error::from)))
             .collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(Error::Invalid("build thread panicked".into())))).collect()
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Err(Error::Invalid("build thread panicked".into()))))
+            .collect()
     })
 }
 
@@ -428,7 +431,8 @@ fn time_pair<T: SweepElement>(
 ) -> Result<Times> {
     let spec = GemmSpec::row_major(shape.m as usize, shape.n as usize, shape.k as usize);
     let mut run = || -> Result<f64> {
-        let event = variant.enqueue_gemm(&device.queue, &spec, T::from_f64(1.0), &ops.a, &ops.b, T::ZERO, &mut ops.c, &[])?;
+        let event =
+            variant.enqueue_gemm(&device.queue, &spec, T::from_f64(1.0), &ops.a, &ops.b, T::ZERO, &mut ops.c, &[])?;
         let cl = |e: opencl3::error_codes::ClError| Error::Runtime(crate::Error::OpenCl { call: "event", code: e.0 });
         event.wait().map_err(cl)?;
         let start = event.profiling_command_start().map_err(cl)?;
@@ -441,7 +445,10 @@ fn time_pair<T: SweepElement>(
     let mut samples = vec![run()?];
     let abandon = samples[0] > plan.abandon_factor * best_ms;
     let mut spent = samples[0];
-    while !abandon && samples.len() < plan.repeats as usize && (samples.len() < 3 || spent < plan.pair_budget.as_secs_f64() * 1e3) {
+    while !abandon
+        && samples.len() < plan.repeats as usize
+        && (samples.len() < 3 || spent < plan.pair_budget.as_secs_f64() * 1e3)
+    {
         let t = run()?;
         spent += t;
         samples.push(t);
@@ -459,7 +466,9 @@ mod tests {
     #[test]
     fn shards_partition_variants() {
         let variants: Vec<Variant> = (1..=64u32)
-            .map(|w| Variant::new(crate::codegen::Family::Direct, &[("WPTM", w), ("WPTN", 1), ("NDIMD", 8), ("KDIMD", 4)]))
+            .map(|w| {
+                Variant::new(crate::codegen::Family::Direct, &[("WPTM", w), ("WPTN", 1), ("NDIMD", 8), ("KDIMD", 4)])
+            })
             .collect();
         let shards: Vec<Shard> = (0..3).map(|i| Shard { index: i, count: 3 }).collect();
         for v in &variants {

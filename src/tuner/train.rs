@@ -500,7 +500,8 @@ mod tests {
             .map(|_| Sample { shape: shape(&mut rng), rows: vec![], label: rng.gen_range(0..4), weight: 1.0 })
             .collect();
         let refs: Vec<&Sample> = samples.iter().collect();
-        let point = CvPoint { max_depth: 8, min_leaf: 1, weighting: Weighting::Uniform, tie_tolerance: 0.0, slowdown: 1.0 };
+        let point =
+            CvPoint { max_depth: 8, min_leaf: 1, weighting: Weighting::Uniform, tie_tolerance: 0.0, slowdown: 1.0 };
         let model = fit_linfa(&refs, &point).unwrap();
         let m = toy(&[("d", "cpu")], &[(0, 1, 1, 1)], vec![vec![1.0; 4]]);
         let tree = Tree { class: "cpu".into(), comment: String::new(), root: convert(&m, model.root_node()).unwrap() };

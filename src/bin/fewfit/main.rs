@@ -231,12 +231,14 @@ fn run(cli: Cli) -> Result<()> {
         Command::Select { data, k, per_class, method, test_fraction, seed, write } => {
             let mut matrix = load_matrix(&data)?;
             if write.is_some() {
-                let own: Vec<usize> = (0..matrix.configs.len()).filter(|&c| matrix.configs[c].variant().is_some()).collect();
+                let own: Vec<usize> =
+                    (0..matrix.configs.len()).filter(|&c| matrix.configs[c].variant().is_some()).collect();
                 matrix = matrix.columns(&own);
             }
             let methods = method.iter().map(|m| m.parse::<select::Method>()).collect::<Result<Vec<_>>>()?;
             let split = select::split_shapes(&matrix, test_fraction, seed)?;
-            let options = select::SelectOptions { max_configs: k, max_per_class: Some(per_class), seed, ..Default::default() };
+            let options =
+                select::SelectOptions { max_configs: k, max_per_class: Some(per_class), seed, ..Default::default() };
             let comparison = select::compare(&matrix, &split, &methods, &options)?;
             print!("{}", comparison.describe(&matrix));
             if let (Some(path), Some(first)) = (write, comparison.methods.first()) {
@@ -249,7 +251,8 @@ fn run(cli: Cli) -> Result<()> {
         Command::Regenerate(args) => run_regenerate(args),
         Command::Train { data, selected, class, out } => {
             let matrix = load_matrix(&data)?;
-            let text = std::fs::read_to_string(&selected).map_err(|source| Error::Io { path: selected.clone(), source })?;
+            let text =
+                std::fs::read_to_string(&selected).map_err(|source| Error::Io { path: selected.clone(), source })?;
             let set = fewfit::codegen::SelectedSet::parse(&selected, &text)?;
             let columns: Vec<usize> =
                 set.ids().iter().filter_map(|id| matrix.configs.iter().position(|c| &c.id() == id)).collect();
@@ -343,8 +346,10 @@ fn run_regenerate(mut args: RegenerateArgs) -> Result<()> {
 
 /// The datasets' file names, for the comments of generated files.
 fn source(data: &[PathBuf]) -> String {
-    let names: Vec<String> =
-        data.iter().map(|p| p.file_name().map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned())).collect();
+    let names: Vec<String> = data
+        .iter()
+        .map(|p| p.file_name().map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned()))
+        .collect();
     names.join(", ")
 }
 
@@ -398,7 +403,8 @@ fn run_sweep(args: &SweepArgs) -> Result<()> {
         None => all.clone(),
     };
     let shipped = fewfit::VariantId::ALL.into_iter().filter(|_| !args.no_shipped).map(fewfit::VariantId::variant);
-    let (measured, _) = if args.variants_from.is_empty() { Default::default() } else { Dataset::load(&args.variants_from)? };
+    let (measured, _) =
+        if args.variants_from.is_empty() { Default::default() } else { Dataset::load(&args.variants_from)? };
     let from_data: Vec<fewfit::codegen::Variant> = match args.near_best {
         None => measured.records.iter().filter_map(|r| r.variant.variant()).collect(),
         Some(factor) => {
