@@ -528,6 +528,47 @@ fn budget_and_shards_merge_into_the_full_sweep() {
     assert!(!dir.path().join("x.jsonl").exists());
 }
 
+#[test]
+fn near_best_judges_each_dataset_on_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let (space, shapes) = write_inputs(dir);
+    let recs = records(&tiny().data);
+    let ids: Vec<String> = recs.iter().map(variant_id).collect::<BTreeSet<_>>().into_iter().collect();
+    assert_eq!(ids.len(), VARIANTS);
+    // Two runs that disagree: in `a` the first variant is the fastest on every shape, in `b` (the
+    // same pairs, other times) the last one is.
+    let timed = |fastest: &str| -> Vec<Value> {
+        recs.iter()
+            .map(|r| {
+                let mut r = r.clone();
+                let t = if variant_id(&r) == fastest { 0.5 } else { 2.0 };
+                r["times"] = json!({"min_ms": t, "median_ms": t, "repeats": 2});
+                r
+            })
+            .collect()
+    };
+    let (a, b) = (dir.join("a.jsonl"), dir.join("b.jsonl"));
+    write_records(&a, &timed(&ids[0]));
+    write_records(&b, &timed(&ids[VARIANTS - 1]));
+    let named = |from: &[&Path]| -> String {
+        let out = dir.join("out.jsonl");
+        let mut cmd = sweep(dir, &space, &shapes, &out, &["--sample", "0", "--near-best", "1.0", "--budget-secs", "0"]);
+        cmd.arg("--variants-from").args(from);
+        let ran = ok(&mut cmd);
+        assert!(records(&out).is_empty(), "a 0-second budget measured something");
+        ran.stderr
+            .lines()
+            .find(|l| l.contains("valid variants"))
+            .unwrap_or_else(|| panic!("{}", ran.both()))
+            .to_string()
+    };
+    assert!(named(&[&a]).contains(&format!(": 1 of {VARIANTS} valid variants")), "{}", named(&[&a]));
+    // Together: each file's winner, although `merge` refuses to join the two.
+    fails(fewfit(dir).arg("merge").arg(&a).arg(&b).arg("--out").arg(dir.join("m.jsonl")));
+    assert!(named(&[&a, &b]).contains(&format!(": 2 of {VARIANTS} valid variants")), "{}", named(&[&a, &b]));
+}
+
 // ---------------------------------------------------------------------------------------------
 // merge
 // ---------------------------------------------------------------------------------------------

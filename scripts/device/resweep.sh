@@ -24,15 +24,14 @@ sweep() { .device/fewfit sweep --device gpu --quiet --no-shipped "$@"; }
 [ "$decode_secs" -gt 0 ] && sweep --space variants/space-gpu-direct.json --shapes variants/shapes/decode.txt --sample 250 --repeats 10 \
   --budget-secs "$decode_secs" --out "$out/decode.jsonl"
 # The pool: every variant within 5 % of the fastest on some shape of any one dataset, old and new
-# (runs of different kernel code disagree, so each dataset is judged on its own).
+# (`sweep --near-best` judges each dataset on its own, so runs of different kernel code can be named).
 from=(variants/data/h200-f32.jsonl.gz variants/data/h200-dense-f32.jsonl.gz "$out/large.jsonl" "$out/decode.jsonl")
 [ -f .device/h200-large-v2.jsonl ] && from+=(.device/h200-large-v2.jsonl)
-python3 scripts/near_best_pool.py 1.05 /tmp/pool.jsonl "${from[@]}"
 # The training shapes get all but a fifth of POOL_SECS, the held-out shapes what is left.
 deadline=$(( $(date +%s) + pool_secs ))
 pool() {  # SHAPES NAME SECS
   [ "$3" -gt 10 ] && sweep --space variants/space-gpu.json --shapes "$1" --sample 0 --repeats 5 \
-    --variants-from /tmp/pool.jsonl --budget-secs "$3" --out "$out/$2.jsonl"
+    --variants-from "${from[@]}" --near-best 1.05 --budget-secs "$3" --out "$out/$2.jsonl"
 }
 pool variants/shapes/train.txt h200-v2-f32 $(( pool_secs * 4 / 5 ))
 pool variants/shapes/unseen.txt h200-v2-unseen-f32 $(( deadline - $(date +%s) ))

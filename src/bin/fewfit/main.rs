@@ -175,11 +175,12 @@ struct SweepArgs {
     /// Leave out the shipped set (added by default, so `evaluate` can judge it on this data).
     #[arg(long)]
     no_shipped: bool,
-    /// Also sweep every fewfit variant measured in these datasets (the same variants on new shapes).
+    /// Also sweep every fewfit variant measured in these datasets (the same variants on new shapes);
+    /// each dataset is read on its own, so runs that disagree (other kernel code) can be named together.
     #[arg(long, num_args = 1..)]
     variants_from: Vec<PathBuf>,
     /// With `--variants-from`: only the variants within this factor of the fastest on some shape
-    /// of those datasets (e.g. 1.05), to measure the likely winners on many more shapes.
+    /// of one of those datasets (e.g. 1.05), to measure the likely winners on many more shapes.
     #[arg(long)]
     near_best: Option<f64>,
     /// Measure shard I of N (`I/N`): a deterministic 1/N of the pairs, split by variant.
@@ -403,19 +404,23 @@ fn run_sweep(args: &SweepArgs) -> Result<()> {
         None => all.clone(),
     };
     let shipped = fewfit::VariantId::ALL.into_iter().filter(|_| !args.no_shipped).map(fewfit::VariantId::variant);
-    let (measured, _) =
-        if args.variants_from.is_empty() { Default::default() } else { Dataset::load(&args.variants_from)? };
-    let from_data: Vec<fewfit::codegen::Variant> = match args.near_best {
-        None => measured.records.iter().filter_map(|r| r.variant.variant()).collect(),
-        Some(factor) => {
-            let matrix = measured.matrix(&args.precision);
-            let mut near = std::collections::BTreeSet::new();
-            for (row, best) in matrix.time.iter().zip(matrix.oracle()) {
-                near.extend((0..row.len()).filter(|&c| row[c] <= best * factor));
+    // Each dataset is judged on its own: runs of different kernel code disagree (`merge` refuses
+    // them), yet their likely winners can feed one sweep.
+    let mut from_data: Vec<fewfit::codegen::Variant> = Vec::new();
+    for path in &args.variants_from {
+        let (measured, _) = Dataset::load(std::slice::from_ref(path))?;
+        match args.near_best {
+            None => from_data.extend(measured.records.iter().filter_map(|r| r.variant.variant())),
+            Some(factor) => {
+                let matrix = measured.matrix(&args.precision);
+                let mut near = std::collections::BTreeSet::new();
+                for (row, best) in matrix.time.iter().zip(matrix.oracle()) {
+                    near.extend((0..row.len()).filter(|&c| row[c] <= best * factor));
+                }
+                from_data.extend(near.into_iter().filter_map(|c| matrix.configs[c].variant()));
             }
-            near.into_iter().filter_map(|c| matrix.configs[c].variant()).collect()
         }
-    };
+    }
     for v in shipped.chain(from_data) {
         if fewfit::tuner::space::fits(&v, &limits) && !variants.contains(&v) {
             variants.push(v);
