@@ -3,8 +3,8 @@
 
 // Direct GEMM for small and skinny shapes (GEMV-like decode, M up to about 16). A work-group of
 // NDIMD x KDIMD work-items computes WPTM rows by NDIMD * WPTN * VWD columns of C: each work-item keeps
-// WPTM x (WPTN * VWD) partial sums over every KDIMD-th k (every KDIMD-th vector of VWD k's when B is
-// contiguous along K), and the work-group adds them up in local memory. The faster-varying work-item
+// WPTM x (WPTN * VWD) partial sums over every KDIMD-th run of UKD adjacent k's (every KDIMD-th vector
+// of VWD k's when B is contiguous along K), and the work-group adds them up in local memory. The faster-varying work-item
 // index runs along whichever dimension B is contiguous in, and B (the large operand) is read in vectors
 // of VWD along that dimension, so its loads are coalesced and wide. C is addressed through a row and a
 // column stride, so the host can hand the kernel the transposed problem (Cᵀ = op(B)ᵀ op(A)ᵀ) to make M
@@ -46,21 +46,31 @@ inline void direct_body(const int M, const int N, const int K, const real alpha,
     }
     const bool rows_inside = m0 + WPTM <= M;
     if (b_along_n) {
-        // B contiguous along N: each k, WPTN vectors of VWD columns.
-        for (int p = kd; p < K; p += KDIMD) {
-            real b[CPW];
+        // B contiguous along N: each step, UKD adjacent k's, each WPTN vectors of VWD columns. All
+        // UKD * WPTN loads of B are issued before the multiply-adds that use them.
+        for (int p0 = kd * UKD; p0 < K; p0 += KDIMD * UKD) {
+            const bool k_inside = p0 + UKD <= K;
+            real b[UKD][CPW];
             #pragma unroll
-            for (int wn = 0; wn < WPTN; wn++) {
-                const int j0 = n0 + COLD(nd, wn * VWD);
-                LOADD(b, wn * VWD, B + j0 + p * ldb, N - j0, b_aligned)
+            for (int u = 0; u < UKD; u++) {
+                const bool k_valid = k_inside || p0 + u < K;
+                #pragma unroll
+                for (int wn = 0; wn < WPTN; wn++) {
+                    const int j0 = n0 + COLD(nd, wn * VWD);
+                    LOADD(b[u], wn * VWD, B + j0 + (p0 + u) * ldb, k_valid ? N - j0 : 0, b_aligned)
+                }
             }
             #pragma unroll
             for (int wm = 0; wm < WPTM; wm++) {
                 const int i = m0 + wm;
-                const real a = (rows_inside || i < M) ? A_AT(i, p) : ZERO;
+                const bool row_valid = rows_inside || i < M;
                 #pragma unroll
-                for (int c = 0; c < CPW; c++) {
-                    acc[wm][c] = fma(a, b[c], acc[wm][c]);
+                for (int u = 0; u < UKD; u++) {
+                    const real a = (row_valid && (k_inside || p0 + u < K)) ? A_AT(i, p0 + u) : ZERO;
+                    #pragma unroll
+                    for (int c = 0; c < CPW; c++) {
+                        acc[wm][c] = fma(a, b[u][c], acc[wm][c]);
+                    }
                 }
             }
         }

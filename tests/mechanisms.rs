@@ -60,8 +60,11 @@ fn xgemm(extra: &[(&str, u32)]) -> Variant {
     v
 }
 
-fn direct(wptm: u32, wptn: u32, ndimd: u32, kdimd: u32, vwd: u32) -> Variant {
-    Variant::new(Family::Direct, &[("WPTM", wptm), ("WPTN", wptn), ("NDIMD", ndimd), ("KDIMD", kdimd), ("VWD", vwd)])
+fn direct(wptm: u32, wptn: u32, ndimd: u32, kdimd: u32, vwd: u32, ukd: u32) -> Variant {
+    Variant::new(
+        Family::Direct,
+        &[("WPTM", wptm), ("WPTN", wptn), ("NDIMD", ndimd), ("KDIMD", kdimd), ("VWD", vwd), ("UKD", ukd)],
+    )
 }
 
 /// The variants under test: every new mechanism alone and combined.
@@ -74,9 +77,11 @@ fn variants() -> Vec<Variant> {
         xgemm(&[("KSPLIT", 4)]),
         xgemm(&[("KSPLIT", 8), ("DB", 1), ("VWK", 4)]),
         xgemm(&[("KSPLIT", 2), ("SA", 0), ("SB", 0)]),
-        direct(1, 1, 4, 16, 4),
-        direct(2, 2, 8, 8, 2),
-        direct(4, 1, 2, 32, 8),
+        direct(1, 1, 4, 16, 4, 1),
+        direct(2, 2, 8, 8, 2, 1),
+        direct(4, 1, 2, 32, 8, 1),
+        direct(8, 1, 4, 16, 4, 4),
+        direct(2, 2, 4, 8, 1, 8),
         panel(16, 2, 8, 1, 4, 32),
         panel(8, 3, 6, 2, 2, 4096),
         panel(4, 1, 1, 1, 1, 64),

@@ -36,18 +36,4 @@ pool() {  # SHAPES NAME SECS
 pool variants/shapes/train.txt h200-v2-f32 $(( pool_secs * 4 / 5 ))
 pool variants/shapes/unseen.txt h200-v2-unseen-f32 $(( deadline - $(date +%s) ))
 wc -l "$out"/*.jsonl
-python3 - "$out/large.jsonl" "$out/decode.jsonl" <<'PY'
-import collections, json, sys
-for path in sys.argv[1:]:
-    rows = collections.defaultdict(list)
-    for line in open(path):
-        r = json.loads(line)
-        if r["valid"]:
-            s = (r["m"], r["n"], r["k"])
-            rows[s].append((2 * s[0] * s[1] * s[2] / r["times"]["median_ms"] / 1e9, r["variant"]["params"]))
-    print(f"== {path}: 3 fastest per shape by median device time, TFLOP/s")
-    for s, rs in rows.items():
-        print("x".join(map(str, s)))
-        for t, p in sorted(rs, key=lambda x: -x[0])[:3]:
-            print(f"  {t:6.2f}  " + " ".join(f"{k}{v}" for k, v in sorted(p.items())))
-PY
+for f in "$out/large.jsonl" "$out/decode.jsonl"; do [ -f "$f" ] && python3 scripts/sweep_best.py "$f" --top 3; done

@@ -35,31 +35,4 @@ step() {  # sweep arguments...; runs only while budget is left
 [ -f .device/seeds.jsonl ] && step --sample 0 --variants-from .device/seeds.jsonl
 for i in 0 1 2 3; do step --sample "$sample" --shard "$i/4"; done
 wc -l "$out"; gzip -kf "$out"; ls -la "$OUT" 2>/dev/null
-python3 - "$out" "$shapes" <<'EOF' | tee "${OUT:-/tmp}/summary.txt"
-import json, sys, collections
-path, shapes_file = sys.argv[1], sys.argv[2]
-order = [tuple(map(int, l.split('#')[0].split())) for l in open(shapes_file) if l.split('#')[0].strip()]
-best = dict(DB=1, KSPLIT=1, KWG=16, KWI=8, MDIMA=32, MDIMC=16, MWG=128, NDIMB=16, NDIMC=8, NWG=128,
-            SA=1, SB=1, STRM=1, STRN=1, VWK=4, VWM=1, VWN=2)
-rows, bad, variants = collections.defaultdict(list), collections.Counter(), set()
-for line in open(path):
-    try:
-        r = json.loads(line)
-    except ValueError:
-        continue
-    s, p = (r['m'], r['n'], r['k']), r['variant']['params']
-    variants.add(json.dumps(p, sort_keys=True))
-    if not r.get('valid'):
-        bad[s] += 1
-        continue
-    rows[s].append((2 * s[0] * s[1] * s[2] / r['times']['median_ms'] / 1e9, p))
-print(f"{len(variants)} variants; per shape: valid measured / invalid; 5 fastest by median, TFLOP/s")
-fmt = lambda p: ' '.join(f'{k}{v}' for k, v in sorted(p.items()))
-for s in order:
-    rs = sorted(rows[s], key=lambda x: -x[0])
-    ref = [t for t, p in rs if p == best]
-    print(f"{s[0]}x{s[1]}x{s[2]}: {len(rs)} / {bad[s]}; 4096^3-best variant here: "
-          + (f"{ref[0]:.2f}" if ref else "not measured"))
-    for t, p in rs[:5]:
-        print(f"  {t:6.2f}  {fmt(p)}")
-EOF
+python3 scripts/sweep_best.py "$out" --top 5 | tee "${OUT:-/tmp}/summary.txt"

@@ -53,7 +53,7 @@ impl Family {
     pub fn neutral_defaults(self) -> &'static [(&'static str, u32)] {
         match self {
             Family::Xgemm => &[("VWK", 1), ("DB", 0), ("KSPLIT", 1)],
-            Family::Direct => &[("VWD", 1)],
+            Family::Direct => &[("VWD", 1), ("UKD", 1)],
             Family::Panel => &[],
         }
     }
@@ -205,11 +205,17 @@ const DIRECT_PARAMS: &[ParamSpec] = &[
         meaning: "vector width of B's loads along its contiguous dimension; columns per work-item = WPTN*VWD",
         allowed: POW2_1_8,
     },
+    ParamSpec {
+        name: "UKD",
+        meaning: "adjacent k's per work-item step when B is contiguous along N (loads of B in flight)",
+        allowed: POW2_1_8,
+    },
 ];
 
 const DIRECT_CONSTRAINTS: &[Constraint] = &[
     Constraint { name: "NDIMD*KDIMD <= 1024", holds: |p| p("NDIMD") * p("KDIMD") <= 1024 },
     Constraint { name: "WPTM*WPTN*VWD <= 64", holds: |p| p("WPTM") * p("WPTN") * p("VWD") <= 64 },
+    Constraint { name: "UKD*WPTN*VWD <= 32", holds: |p| p("UKD") * p("WPTN") * p("VWD") <= 32 },
     Constraint {
         name: "WPTM*WPTN*VWD*NDIMD*KDIMD*4 <= 49152",
         holds: |p| p("WPTM") * p("WPTN") * p("VWD") * p("NDIMD") * p("KDIMD") * 4 <= LOCAL_MEM_TARGET,
