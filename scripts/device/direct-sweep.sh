@@ -22,7 +22,7 @@ export FEWFIT_DEVICE=gpu FEWFIT_CACHE_DIR=/tmp/fewfit-cache
 sweep() { .device/fewfit sweep --device gpu --quiet --no-shipped "$@"; }
 decode="$out/h200-v3-decode-f32.jsonl"
 [ "$decode_secs" -gt 0 ] && sweep --space variants/space-gpu-direct.json --shapes variants/shapes/decode.txt \
-  --sample 0 --repeats 10 --budget-secs "$decode_secs" --out "$decode"
+  --repeats 10 --budget-secs "$decode_secs" --out "$decode"
 python3 scripts/sweep_best.py "$decode" --top 5
 python3 - "$decode" "$out/pool-from.jsonl" <<'PY'
 import collections, json, sys

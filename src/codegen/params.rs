@@ -477,10 +477,15 @@ mod tests {
         assert_eq!(v.geometry().k_splits, 8);
         v.params.insert("VWK".into(), 8);
         assert_eq!(v.validate().unwrap_err().field, "(MWG*KWG) % (MDIMC*NDIMC*VWK) == 0");
-        let d = Variant::new(Family::Direct, &[("WPTM", 1), ("WPTN", 2), ("NDIMD", 4), ("KDIMD", 64), ("VWD", 4)]);
+        let mut d = Variant::new(
+            Family::Direct,
+            &[("WPTM", 1), ("WPTN", 2), ("NDIMD", 4), ("KDIMD", 64), ("VWD", 4), ("UKD", 4)],
+        );
         assert_eq!(d.validate(), Ok(()));
         assert_eq!(d.geometry().tile, [1, 32]);
         assert_eq!(d.local_mem_bytes(4), 2 * 4 * 256 * 4);
+        d.params.insert("UKD".into(), 8);
+        assert_eq!(d.validate().unwrap_err().field, "UKD*WPTN*VWD <= 32");
     }
 
     #[test]
