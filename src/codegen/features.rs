@@ -23,11 +23,29 @@ pub struct ShapeFeatures {
     /// K per element of C in 1/1024ths, rounded down: 1024·K / max(M·N, 1). Large for split-K
     /// and GEMV shapes; it tells apart shapes of equal M·N·K that M·N and K alone split poorly.
     pub k_per_mn_1024: u64,
+    /// Output tiles of 128×128 covering C: ⌈M/128⌉·⌈N/128⌉, the work-groups of a large-tile
+    /// kernel. Few such tiles leave a GPU's compute units idle (split-K or smaller tiles win);
+    /// many make large tiles efficient. Unlike M·N it counts the padding of partial tiles.
+    pub tiles_128: u64,
+    /// Output tiles of 32×32 covering C: ⌈M/32⌉·⌈N/32⌉, the work-groups of a small-tile kernel.
+    pub tiles_32: u64,
+    /// M per N in 1/1024ths, rounded down: 1024·M / max(N, 1). The aspect of C (1024 when
+    /// square), which favours work-group tiles of a matching aspect, such as 128×32 for tall C.
+    pub m_per_n_1024: u64,
+}
+
+/// Tiles of `t`×`t` covering an `m`×`n` C: ⌈m/t⌉·⌈n/t⌉.
+fn tiles(m: u64, n: u64, t: u64) -> u64 {
+    m.div_ceil(t).saturating_mul(n.div_ceil(t))
 }
 
 impl ShapeFeatures {
+    /// The number of features.
+    pub const COUNT: usize = 11;
+
     /// The names of the features, in a stable order: the names trees may split on.
-    pub const NAMES: [&'static str; 8] = ["m", "n", "k", "mn", "mnk", "min_mn", "max_mn", "k_per_mn_1024"];
+    pub const NAMES: [&'static str; Self::COUNT] =
+        ["m", "n", "k", "mn", "mnk", "min_mn", "max_mn", "k_per_mn_1024", "tiles_128", "tiles_32", "m_per_n_1024"];
 
     /// The features of an M×N×K problem.
     pub fn new(m: u64, n: u64, k: u64) -> ShapeFeatures {
@@ -41,12 +59,27 @@ impl ShapeFeatures {
             min_mn: m.min(n),
             max_mn: m.max(n),
             k_per_mn_1024: k.saturating_mul(1024) / mn.max(1),
+            tiles_128: tiles(m, n, 128),
+            tiles_32: tiles(m, n, 32),
+            m_per_n_1024: m.saturating_mul(1024) / n.max(1),
         }
     }
 
     /// The features in the order of [`ShapeFeatures::NAMES`].
-    pub fn values(&self) -> [u64; 8] {
-        [self.m, self.n, self.k, self.mn, self.mnk, self.min_mn, self.max_mn, self.k_per_mn_1024]
+    pub fn values(&self) -> [u64; Self::COUNT] {
+        [
+            self.m,
+            self.n,
+            self.k,
+            self.mn,
+            self.mnk,
+            self.min_mn,
+            self.max_mn,
+            self.k_per_mn_1024,
+            self.tiles_128,
+            self.tiles_32,
+            self.m_per_n_1024,
+        ]
     }
 
     /// One feature by name, or `None` for an unknown name.
@@ -84,8 +117,47 @@ mod tests {
     }
 
     #[test]
+    fn tile_and_aspect_features() {
+        let f = ShapeFeatures::new(8, 4096, 4096);
+        assert_eq!((f.tiles_128, f.tiles_32), (32, 128));
+        assert_eq!(f.m_per_n_1024, 2);
+        // Partial tiles count whole: 129 rows need two 128-row tiles.
+        let g = ShapeFeatures::new(129, 300, 64);
+        assert_eq!(g.tiles_128, 2 * 3);
+        assert_eq!(g.tiles_32, 5 * 10);
+        assert_eq!(g.m_per_n_1024, 129 * 1024 / 300);
+        let square = ShapeFeatures::new(4096, 4096, 1);
+        assert_eq!((square.tiles_128, square.tiles_32, square.m_per_n_1024), (1024, 16384, 1024));
+        assert_eq!(ShapeFeatures::new(1, 1, 1).tiles_128, 1);
+        assert_eq!(g.get("tiles_128"), Some(6));
+        assert_eq!(g.get("m_per_n_1024"), Some(g.m_per_n_1024));
+    }
+
+    #[test]
+    fn names_values_and_get_agree() {
+        let f = ShapeFeatures::new(123, 45, 678);
+        assert_eq!(ShapeFeatures::NAMES.len(), ShapeFeatures::COUNT);
+        for (name, value) in ShapeFeatures::NAMES.iter().zip(f.values()) {
+            assert_eq!(f.get(name), Some(value), "{name}");
+        }
+        let mut names = ShapeFeatures::NAMES.to_vec();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), ShapeFeatures::COUNT);
+    }
+
+    #[test]
     fn zero_sized_shapes_do_not_divide_by_zero() {
         let f = ShapeFeatures::new(0, 5, 7);
         assert_eq!(f.k_per_mn_1024, 7 * 1024);
+        assert_eq!((f.tiles_128, f.tiles_32, f.m_per_n_1024), (0, 0, 0));
+        assert_eq!(ShapeFeatures::new(5, 0, 7).m_per_n_1024, 5 * 1024);
+    }
+
+    #[test]
+    fn huge_shapes_saturate() {
+        let f = ShapeFeatures::new(u64::MAX, u64::MAX, 1);
+        assert_eq!(f.tiles_32, u64::MAX);
+        assert_eq!(f.m_per_n_1024, 1); // 1024·M saturates
     }
 }

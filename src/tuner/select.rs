@@ -24,6 +24,7 @@ use rand::{Rng, SeedableRng};
 
 use super::dataset::{Matrix, Shape};
 use super::error::{Error, Result};
+use crate::codegen::ShapeFeatures;
 
 /// The most subsets [`Method::Exhaustive`] scores before refusing.
 pub const EXHAUSTIVE_MAX_SUBSETS: u128 = 2_000_000;
@@ -650,7 +651,7 @@ type RegressionSplit = (f64, usize, u64, Vec<usize>, Vec<usize>);
 /// Regression-tree clustering grown best-first to at most `budget` leaves.
 fn tree_clusters(p: &Problems, pool: &[usize], budget: usize) -> Vec<usize> {
     let targets: Vec<Vec<f64>> = (0..p.rows.len()).map(|i| p.performance(i, pool)).collect();
-    let features: Vec<[u64; 8]> =
+    let features: Vec<[u64; ShapeFeatures::COUNT]> =
         p.rows.iter().map(|&r| p.matrix.problems[r].shape.kernel_features().values()).collect();
     let mut leaves: Vec<(Vec<usize>, Option<RegressionSplit>)> = Vec::new();
     let all: Vec<usize> = (0..targets.len()).collect();
@@ -684,7 +685,11 @@ fn tree_clusters(p: &Problems, pool: &[usize], budget: usize) -> Vec<usize> {
     set
 }
 
-fn best_regression_split(members: &[usize], features: &[[u64; 8]], targets: &[Vec<f64>]) -> Option<RegressionSplit> {
+fn best_regression_split(
+    members: &[usize],
+    features: &[[u64; ShapeFeatures::COUNT]],
+    targets: &[Vec<f64>],
+) -> Option<RegressionSplit> {
     let n = members.len();
     let dims = targets.first().map_or(0, Vec::len);
     if n < 2 || dims == 0 {
@@ -697,7 +702,7 @@ fn best_regression_split(members: &[usize], features: &[[u64; 8]], targets: &[Ve
     let norm2 = |v: &[f64]| -> f64 { v.iter().map(|x| x * x).sum() };
     let base = norm2(&total) / n as f64;
     let mut best: Option<(f64, usize, u64)> = None;
-    for f in 0..8 {
+    for f in 0..ShapeFeatures::COUNT {
         let mut order = members.to_vec();
         order.sort_by_key(|&i| (features[i][f], i));
         let mut left = vec![0.0; dims];

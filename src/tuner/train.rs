@@ -133,7 +133,7 @@ pub fn raw_threshold(split: f64) -> Option<u64> {
 }
 
 /// The feature row of a shape.
-fn features(shape: &Shape) -> [f64; 8] {
+fn features(shape: &Shape) -> [f64; ShapeFeatures::COUNT] {
     shape.kernel_features().values().map(encode)
 }
 
