@@ -131,9 +131,30 @@ const CASES: &[Case] = &[
     ("direct decode NT 1x4096x4096 VWD4", Family::Direct, DIRECT_NARROW, &[("VWD", 4)], [1, 4096, 4096], true),
     ("direct decode NN 8x4096x4096", Family::Direct, DIRECT8, &[], [8, 4096, 4096], false),
     ("direct decode NN 8x4096x4096 VWD4", Family::Direct, DIRECT8_NARROW, &[("VWD", 4)], [8, 4096, 4096], false),
-    ("direct decode NN 8x4096x4096 VWD4 UKD2", Family::Direct, DIRECT8_NARROW, &[("VWD", 4), ("UKD", 2)], [8, 4096, 4096], false),
-    ("direct decode NN 8x4096x4096 VWD4 UKD4", Family::Direct, DIRECT8_NARROW, &[("VWD", 4), ("UKD", 4)], [8, 4096, 4096], false),
-    ("direct decode NN 1x4096x4096 VWD4 UKD4", Family::Direct, DIRECT_NARROW, &[("VWD", 4), ("UKD", 4)], [1, 4096, 4096], false),
+    (
+        "direct decode NN 8x4096x4096 VWD4 UKD2",
+        Family::Direct,
+        DIRECT8_NARROW,
+        &[("VWD", 4), ("UKD", 2)],
+        [8, 4096, 4096],
+        false,
+    ),
+    (
+        "direct decode NN 8x4096x4096 VWD4 UKD4",
+        Family::Direct,
+        DIRECT8_NARROW,
+        &[("VWD", 4), ("UKD", 4)],
+        [8, 4096, 4096],
+        false,
+    ),
+    (
+        "direct decode NN 1x4096x4096 VWD4 UKD4",
+        Family::Direct,
+        DIRECT_NARROW,
+        &[("VWD", 4), ("UKD", 4)],
+        [1, 4096, 4096],
+        false,
+    ),
 ];
 
 /// The CPU kernel: 32 x 8 blocks of C in 16 vectors of 16 lanes, 8 blocks per work-group.
