@@ -226,9 +226,12 @@ fn read_shapes(path: &Path) -> Res<Vec<(usize, usize, usize)>> {
     Ok(shapes)
 }
 
-/// The best valid f32 record per shape of one device in the datasets: (median ms, variant).
-fn oracle_table(paths: &[PathBuf], device: &str) -> Res<HashMap<(usize, usize, usize), (f64, Variant)>> {
-    let mut best: HashMap<(usize, usize, usize), (f64, Variant)> = HashMap::new();
+/// Per (M, N, K): the median ms of the fastest valid record and its variant.
+type OracleTable = HashMap<(usize, usize, usize), (f64, Variant)>;
+
+/// The best valid f32 record per shape of one device in the datasets.
+fn oracle_table(paths: &[PathBuf], device: &str) -> Res<OracleTable> {
+    let mut best: OracleTable = HashMap::new();
     if paths.is_empty() {
         return Ok(best);
     }
@@ -659,8 +662,8 @@ fn report(rows: &[Row], args: &Args) -> usize {
     ] {
         println!("\nGFLOP/s, {title}, median of {}:", args.repeats);
         println!(
-            "{:>18} {:>9} {:>9} {:>9} {:>9}  {:>8} {:>8} {:>8}  {}",
-            "M x N x K", "fewfit", "oracle", "CLBlast", "OpenBLAS", "f/CLB", "f/orac", "f/OBLAS", "fewfit variant"
+            "{:>18} {:>9} {:>9} {:>9} {:>9}  {:>8} {:>8} {:>8}  fewfit variant",
+            "M x N x K", "fewfit", "oracle", "CLBlast", "OpenBLAS", "f/CLB", "f/orac", "f/OBLAS"
         );
         let mut logs = [Vec::new(), Vec::new(), Vec::new()];
         for r in rows {

@@ -85,13 +85,16 @@ pub struct ParamSpec {
     pub allowed: &'static [u32],
 }
 
+/// A variant's parameter values by name, as constraints read them.
+pub type ParamLookup<'a> = &'a dyn Fn(&str) -> u32;
+
 /// A rule over a variant's parameters, with the text that names it in error messages.
 #[derive(Debug)]
 pub struct Constraint {
     /// The rule as a formula over parameter names, e.g. `MWG % (MDIMC*VWM) == 0`.
     pub name: &'static str,
     /// Whether the rule holds.
-    pub holds: fn(&dyn Fn(&str) -> u32) -> bool,
+    pub holds: fn(ParamLookup<'_>) -> bool,
 }
 
 const POW2_1_8: &[u32] = &[1, 2, 4, 8];

@@ -702,7 +702,7 @@ fn best_regression_split(
     let norm2 = |v: &[f64]| -> f64 { v.iter().map(|x| x * x).sum() };
     let base = norm2(&total) / n as f64;
     let mut best: Option<(f64, usize, u64)> = None;
-    for f in 0..ShapeFeatures::COUNT {
+    for (f, _) in ShapeFeatures::NAMES.iter().enumerate() {
         let mut order = members.to_vec();
         order.sort_by_key(|&i| (features[i][f], i));
         let mut left = vec![0.0; dims];

@@ -409,7 +409,8 @@ fn check<T: SweepElement>(device: &DefaultDevice, variant: &CompiledVariant) -> 
                     mag += prod.abs();
                 }
                 let got = c[i * n + j].to_f64();
-                if !((got - sum).abs() <= 4.0 * (k as f64 + 2.0) * T::EPSILON * mag) {
+                let within = (got - sum).abs() <= 4.0 * (k as f64 + 2.0) * T::EPSILON * mag; // false for NaN
+                if !within {
                     return Err(Error::Invalid(format!(
                         "wrong result: C[{i}][{j}] = {got}, expected {sum} on {m}x{n}x{k}"
                     )));

@@ -150,7 +150,8 @@ pub fn check<T: TestElement>(
     for &(idx, want, bound) in expected {
         inside[idx] = true;
         let have = got[idx].to_f64();
-        if !((have - want).abs() <= bound) {
+        let within = (have - want).abs() <= bound; // false for NaN
+        if !within {
             return Err(format!("C[{idx}] = {have}, expected {want} (bound {bound:e}) for {spec:?}"));
         }
     }
