@@ -74,6 +74,10 @@ const TILE128: &[(&str, u32)] = &[
 /// register operands along M, pairs along N, a 16-deep K slice in 8-step unrolls, double buffered.
 const BEST128: &[(&str, u32)] = &[("DB", 1), ("VWK", 4), ("KWI", 8), ("NDIMB", 16), ("VWM", 1), ("VWN", 2)];
 
+/// [`BEST128`] with swizzled local slices of the K-contiguous operand (A of a row-major NN call).
+const BEST128_SWZ: &[(&str, u32)] =
+    &[("DB", 1), ("VWK", 4), ("KWI", 8), ("NDIMB", 16), ("VWM", 1), ("VWN", 2), ("SWZ", 1)];
+
 /// (label, family, base parameters, extra parameters, row-major M N K, B transposed).
 type Case = (&'static str, Family, &'static [(&'static str, u32)], &'static [(&'static str, u32)], [usize; 3], bool);
 
@@ -91,7 +95,9 @@ const CASES: &[Case] = &[
     ("gpu tile128 NN 4096 VWK4", Family::Xgemm, TILE128, &[("VWK", 4)], [4096, 4096, 4096], false),
     ("gpu tile128 NN 4096 DB VWK4", Family::Xgemm, TILE128, &[("DB", 1), ("VWK", 4)], [4096, 4096, 4096], false),
     ("gpu tile128 NN 4096 best", Family::Xgemm, TILE128, BEST128, [4096, 4096, 4096], false),
+    ("gpu tile128 NN 4096 best SWZ", Family::Xgemm, TILE128, BEST128_SWZ, [4096, 4096, 4096], false),
     ("gpu tile128 NN 8192 best", Family::Xgemm, TILE128, BEST128, [8192, 8192, 8192], false),
+    ("gpu tile128 NN 8192 best SWZ", Family::Xgemm, TILE128, BEST128_SWZ, [8192, 8192, 8192], false),
     ("gpu tile128 NN 8192 DB VWK4", Family::Xgemm, TILE128, &[("DB", 1), ("VWK", 4)], [8192, 8192, 8192], false),
     (
         "gpu tile128 NN 4096 DB VWK4 KWI8",
@@ -109,6 +115,14 @@ const CASES: &[Case] = &[
         [4096, 4096, 4096],
         false,
     ),
+    (
+        "gpu tile128 NN 4096 DB VWK4 VWM2 SWZ",
+        Family::Xgemm,
+        TILE128,
+        &[("DB", 1), ("VWK", 4), ("VWM", 2), ("SWZ", 1)],
+        [4096, 4096, 4096],
+        false,
+    ),
     ("gpu tile128 NT 4096", Family::Xgemm, TILE128, &[], [4096, 4096, 4096], true),
     ("gpu tile128 NT 4096 DB VWK4", Family::Xgemm, TILE128, &[("DB", 1), ("VWK", 4)], [4096, 4096, 4096], true),
     ("gpu tile32 splitk 64x64x65536", Family::Xgemm, TILE32, &[], [64, 64, 65536], false),
@@ -119,6 +133,7 @@ const CASES: &[Case] = &[
     ("tile64 NN 512 DB", Family::Xgemm, TILE64, &[("DB", 1)], [512, 512, 512], false),
     ("tile64 NN 512 VWK4", Family::Xgemm, TILE64, &[("VWK", 4)], [512, 512, 512], false),
     ("tile64 NN 512 DB VWK4", Family::Xgemm, TILE64, &[("DB", 1), ("VWK", 4)], [512, 512, 512], false),
+    ("tile64 NN 512 DB VWK4 SWZ", Family::Xgemm, TILE64, &[("DB", 1), ("VWK", 4), ("SWZ", 1)], [512, 512, 512], false),
     ("tile64 NT 512", Family::Xgemm, TILE64, &[], [512, 512, 512], true),
     ("tile64 NT 512 DB VWK4", Family::Xgemm, TILE64, &[("DB", 1), ("VWK", 4)], [512, 512, 512], true),
     ("tile32 splitk 64x64x65536", Family::Xgemm, TILE32, &[], [64, 64, 65536], false),

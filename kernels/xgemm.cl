@@ -9,7 +9,8 @@
 // next slice is loaded into registers before the current one is multiplied and stored into the other
 // buffer after, with one barrier per slice. With KSPLIT > 1, launch dimension 2 runs batch x KSPLIT:
 // each split multiplies one range of K and adds alpha times its product into C atomically (the host
-// first scales C by beta). Tiles that cross the edge of C or of K are loaded with bounds checks and zero
+// first scales C by beta). With SWZ = 1 the local slices of an operand contiguous along K are stored
+// with swizzled columns, free of bank conflicts (macros.cl). Tiles that cross the edge of C or of K are loaded with bounds checks and zero
 // fill; interior tiles with vector loads. Any M, N, K works; nothing is padded or copied.
 #define WGS (MDIMC * NDIMC)
 #define MWI (MWG / MDIMC)
@@ -127,9 +128,11 @@ inline void xgemm_body(const int M, const int N, const int K, const int split, c
                 const int kk = kw + ki;
                 realM av[MWI / VWM];
                 real bp[NWI];
-{% if SA == 1 %}                #pragma unroll
+{% if SA == 1 and SWZ == 1 %}                const int a_swizzle = a_along_m ? 0 : SWIZZLE_a(kk);
+{% endif %}{% if SB == 1 and SWZ == 1 %}                const int b_swizzle = b_along_n ? 0 : SWIZZLE_b(kk);
+{% endif %}{% if SA == 1 %}                #pragma unroll
                 for (int mv = 0; mv < MWI / VWM; mv++) {
-                    av[mv] = LLOADM(a_sl + kk * MWG + ROW_OF(tm, mv * VWM));
+                    av[mv] = LLOADM(a_sl + kk * MWG + (ROW_OF(tm, mv * VWM){% if SWZ == 1 %} ^ a_swizzle{% endif %}));
                 }
 {% else %}                const int p = k0 + kk;
                 #pragma unroll
@@ -146,7 +149,7 @@ inline void xgemm_body(const int M, const int N, const int K, const int split, c
                 }
 {% endif %}{% if SB == 1 %}                #pragma unroll
                 for (int nv = 0; nv < NWI / VWN; nv++) {
-                    const realN v = LLOADN(b_sl + kk * NWG + COL_OF(tn, nv * VWN));
+                    const realN v = LLOADN(b_sl + kk * NWG + (COL_OF(tn, nv * VWN){% if SWZ == 1 %} ^ b_swizzle{% endif %}));
                     UNPACKN(bp, nv * VWN, v)
                 }
 {% else %}                #pragma unroll

@@ -54,6 +54,7 @@ fn xgemm(extra: &[(&str, u32)]) -> Variant {
             ("VWK", 1),
             ("DB", 0),
             ("KSPLIT", 1),
+            ("SWZ", 0),
         ],
     );
     v.params.extend(extra.iter().map(|&(k, x)| (k.to_string(), x)));
@@ -74,6 +75,9 @@ fn variants() -> Vec<Variant> {
         xgemm(&[("DB", 1), ("VWK", 4), ("STRM", 1), ("STRN", 1)]),
         xgemm(&[("DB", 1), ("SA", 0), ("VWK", 2)]),
         xgemm(&[("DB", 1), ("SB", 0), ("VWK", 8), ("VWM", 4), ("VWN", 1)]),
+        // 64-wide slices with 4-wide vectors: the swizzled transposing store of a K-contiguous operand.
+        xgemm(&[("MWG", 64), ("NWG", 64), ("KWG", 32), ("VWK", 4), ("VWM", 4), ("VWN", 4), ("DB", 1), ("SWZ", 1)]),
+        xgemm(&[("VWK", 1), ("SWZ", 1), ("STRN", 1)]),
         xgemm(&[("KSPLIT", 4)]),
         xgemm(&[("KSPLIT", 8), ("DB", 1), ("VWK", 4)]),
         xgemm(&[("KSPLIT", 2), ("SA", 0), ("SB", 0)]),

@@ -52,7 +52,7 @@ impl Family {
     /// kernel as it was before them: a record or space file that omits one means this value.
     pub fn neutral_defaults(self) -> &'static [(&'static str, u32)] {
         match self {
-            Family::Xgemm => &[("VWK", 1), ("DB", 0), ("KSPLIT", 1)],
+            Family::Xgemm => &[("VWK", 1), ("DB", 0), ("KSPLIT", 1), ("SWZ", 0)],
             Family::Direct => &[("VWD", 1), ("UKD", 1)],
             Family::Panel => &[],
         }
@@ -150,6 +150,11 @@ const XGEMM_PARAMS: &[ParamSpec] = &[
         name: "KSPLIT",
         meaning: "splits of K, each in its own work-groups, added into C atomically (1: off)",
         allowed: &[1, 2, 4, 8, 16, 32, 64],
+    },
+    ParamSpec {
+        name: "SWZ",
+        meaning: "1: swizzle the columns of local slices of operands contiguous along K (no bank conflicts in their transposing store)",
+        allowed: BOOL,
     },
 ];
 
@@ -425,6 +430,7 @@ mod tests {
                 ("VWK", 1),
                 ("DB", 0),
                 ("KSPLIT", 1),
+                ("SWZ", 0),
             ],
         )
     }

@@ -103,6 +103,9 @@ pub struct Plan {
     pub build_threads: usize,
     /// Show a progress bar.
     pub progress: bool,
+    /// Pairs measured in other datasets: not measured again (a sweep that fills the gaps of a
+    /// matrix adds no record that would conflict with theirs).
+    pub measured_elsewhere: HashSet<RecordKey>,
 }
 
 impl Default for Plan {
@@ -115,6 +118,7 @@ impl Default for Plan {
             budget: None,
             build_threads: std::thread::available_parallelism().map_or(2, |n| n.get()).min(16),
             progress: true,
+            measured_elsewhere: HashSet::new(),
         }
     }
 }
@@ -122,7 +126,8 @@ impl Default for Plan {
 /// What a sweep did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Summary {
-    /// Pairs already in the output file, not measured again.
+    /// Pairs already in the output file or measured elsewhere ([`Plan::measured_elsewhere`]), not
+    /// measured again.
     pub resumed: usize,
     /// Pairs measured now.
     pub measured: usize,
@@ -188,7 +193,8 @@ pub fn sweep<T: SweepElement>(
     };
     let dev = device_record(device);
     let existing = load_existing(out)?;
-    let done: HashSet<RecordKey> = existing.records.iter().map(Record::key).collect();
+    let mut done: HashSet<RecordKey> = existing.records.iter().map(Record::key).collect();
+    done.extend(plan.measured_elsewhere.iter().cloned());
     let mut best: Vec<f64> = shapes
         .iter()
         .map(|s| {

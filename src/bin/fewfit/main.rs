@@ -183,6 +183,15 @@ struct SweepArgs {
     /// of one of those datasets (e.g. 1.05), to measure the likely winners on many more shapes.
     #[arg(long)]
     near_best: Option<f64>,
+    /// With `--variants-from`: also sweep a copy of each of those variants with this parameter set
+    /// to this value (`NAME=VALUE`, repeatable), e.g. `SWZ=1` to try a new parameter on the
+    /// measured leaders; copies that break their family's rules are left out.
+    #[arg(long, value_parser = parse_assignment)]
+    also_with: Vec<(String, u32)>,
+    /// Leave out the pairs these datasets already hold (to fill the gaps of a matrix without
+    /// conflicting records).
+    #[arg(long, num_args = 1..)]
+    skip_measured: Vec<PathBuf>,
     /// Measure shard I of N (`I/N`): a deterministic 1/N of the pairs, split by variant.
     #[arg(long, default_value = "0/1")]
     shard: String,
@@ -301,6 +310,8 @@ fn run_regenerate(mut args: RegenerateArgs) -> Result<()> {
             variants_from: Vec::new(),
             no_shipped: false,
             near_best: None,
+            also_with: Vec::new(),
+            skip_measured: args.data.clone(),
             shard: "0/1".into(),
             max_flops: None,
             budget_secs: None,
@@ -357,6 +368,13 @@ fn source(data: &[PathBuf]) -> String {
 fn write_json(path: &std::path::Path, value: &impl serde::Serialize) -> Result<()> {
     let json = serde_json::to_string_pretty(value).map_err(|e| Error::Invalid(e.to_string()))?;
     std::fs::write(path, json + "\n").map_err(|source| Error::Io { path: path.to_path_buf(), source })
+}
+
+/// Parses `NAME=VALUE` (a parameter and its value).
+fn parse_assignment(text: &str) -> std::result::Result<(String, u32), String> {
+    let (name, value) = text.split_once('=').ok_or_else(|| format!("`{text}`: expected NAME=VALUE"))?;
+    let value = value.parse().map_err(|_| format!("`{text}`: the value must be a non-negative integer"))?;
+    Ok((name.to_string(), value))
 }
 
 fn load_matrix(data: &[PathBuf]) -> Result<fewfit::tuner::dataset::Matrix> {
@@ -421,7 +439,23 @@ fn run_sweep(args: &SweepArgs) -> Result<()> {
             }
         }
     }
-    for v in shipped.chain(from_data) {
+    // Each variant followed by its `--also-with` copies, so a sweep stopped by its budget has
+    // measured both of a pair or neither.
+    let with_copies = from_data.into_iter().flat_map(|v| {
+        let copies: Vec<fewfit::codegen::Variant> = args
+            .also_with
+            .iter()
+            .filter(|(name, _)| v.family.params().iter().any(|p| p.name == name))
+            .map(|(name, value)| {
+                let mut copy = v.clone();
+                copy.params.insert(name.clone(), *value);
+                copy
+            })
+            .filter(|c| c.validate().is_ok())
+            .collect();
+        std::iter::once(v).chain(copies)
+    });
+    for v in shipped.chain(with_copies) {
         if fewfit::tuner::space::fits(&v, &limits) && !variants.contains(&v) {
             variants.push(v);
         }
@@ -441,6 +475,11 @@ fn run_sweep(args: &SweepArgs) -> Result<()> {
         repeats: args.repeats.max(1),
         budget: args.budget_secs.map(Duration::from_secs),
         progress: !args.quiet,
+        measured_elsewhere: if args.skip_measured.is_empty() {
+            Default::default()
+        } else {
+            Dataset::load(&args.skip_measured)?.0.records.iter().map(|r| r.key()).collect()
+        },
         ..Plan::default()
     };
     let summary = if args.precision == "f64" {
@@ -449,7 +488,7 @@ fn run_sweep(args: &SweepArgs) -> Result<()> {
         sweep::<f32>(&device, &variants, &shapes, &args.out, shard, &plan)?
     };
     println!(
-        "sweep: {} pairs measured ({} invalid), {} already in {}, {} left for a later run",
+        "sweep: {} pairs measured ({} invalid), {} already in {} or --skip-measured, {} left for a later run",
         summary.measured,
         summary.invalid,
         summary.resumed,

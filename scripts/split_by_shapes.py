@@ -1,0 +1,39 @@
+#!/usr/bin/env python3
+"""Splits a sweep dataset (JSON Lines, .gz allowed) by shape: the records whose (M, N, K) is in
+SHAPES go to IN_OUT, the others to REST_OUT (both gzipped). Keeps held-out shapes out of training
+when one sweep measured both.
+
+Usage: python3 scripts/split_by_shapes.py DATA SHAPES IN_OUT REST_OUT
+"""
+import gzip
+import json
+import sys
+
+
+def read_shapes(path):
+    shapes = set()
+    for line in open(path):
+        fields = line.split('#')[0].split()
+        if len(fields) >= 3:
+            shapes.add(tuple(map(int, fields[:3])))
+    return shapes
+
+
+def main():
+    data, shapes_path, in_out, rest_out = sys.argv[1:5]
+    shapes = read_shapes(shapes_path)
+    opener = gzip.open if data.endswith('.gz') else open
+    counts = [0, 0]
+    with opener(data, 'rt') as src, gzip.open(in_out, 'wt') as inside, gzip.open(rest_out, 'wt') as rest:
+        for line in src:
+            if not line.strip():
+                continue
+            r = json.loads(line)
+            hit = (r['m'], r['n'], r['k']) in shapes
+            (inside if hit else rest).write(line)
+            counts[0 if hit else 1] += 1
+    print(f'{data}: {counts[0]} records on {shapes_path} shapes -> {in_out}, {counts[1]} -> {rest_out}')
+
+
+if __name__ == '__main__':
+    main()
