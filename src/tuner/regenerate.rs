@@ -75,11 +75,13 @@ pub fn regenerate(matrix: &Matrix, holdout: Option<&Matrix>, options: &Regenerat
         };
         let mut trained = train(&own_matrix, &rows, columns, class, &options.train)?;
         trained.tree.comment = format!(
-            "Trained by `fewfit regenerate` on {} training shapes of {} (cross-validated depth {}, min leaf {}; CV geomean slowdown {:.4}).",
+            "Trained by `fewfit regenerate` on {} training shapes of {} (cross-validated depth {}, min leaf {}, {:?} weights, {:?} labels; CV geomean slowdown {:.4}).",
             rows.len(),
             options.source,
             trained.chosen.max_depth,
             trained.chosen.min_leaf,
+            trained.chosen.weighting,
+            trained.chosen.labels,
             trained.chosen.slowdown
         );
         trees.push(trained.tree);

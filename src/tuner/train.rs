@@ -4,7 +4,8 @@
 //!
 //! Samples are shapes, not problems: the tree sees only the shape, so the devices of a class that
 //! measured a shape form one sample, labelled with the selected configuration of least summed log
-//! slowdown over them (fewest failures first). Features are `log2(v + 1)` of
+//! slowdown over them (fewest failures first), or, with soft labels ([`Labels::Soft`]), spread over
+//! every selected configuration by how close to the oracle it runs there. Features are `log2(v + 1)` of
 //! [`ShapeFeatures::values`], so a threshold falls at the geometric midpoint of two training
 //! values, which suits sizes that span orders of magnitude. linfa predicts `le` when
 //! `x < split`; the integer threshold is the largest raw `v` with `log2(v + 1) < split`, so the
@@ -38,6 +39,27 @@ pub enum Weighting {
     Regret,
 }
 
+/// How a training shape is labelled.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Labels {
+    /// One row per shape, labelled with its fastest selected configuration; among those within
+    /// `tie_tolerance` (a fraction) of the fastest, the one that is near-fastest on the most training
+    /// shapes. Near-ties then get one consistent label, so the tree learns regions rather than noise.
+    Fastest {
+        /// The fraction within which selected configurations count as tied.
+        tie_tolerance: f64,
+    },
+    /// One row per shape and selected configuration, weighted by `ln(cap) − ln(slowdown)` (nothing
+    /// at `cap` times the oracle or slower) and normalised to a total of 1 per shape: a
+    /// cost-proportionate reduction of the slowdown objective to weighted classification. A leaf
+    /// then predicts the configuration of least summed capped log slowdown over its shapes, and
+    /// splits separate the regions where configurations run well, not only where each is fastest.
+    Soft {
+        /// The slowdown at and beyond which a configuration gets no weight (> 1).
+        cap: f64,
+    },
+}
+
 /// Training options; the grid is searched by cross-validation.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TrainOptions {
@@ -49,10 +71,8 @@ pub struct TrainOptions {
     pub min_leaf: Vec<usize>,
     /// Weightings to try.
     pub weightings: Vec<Weighting>,
-    /// Tie tolerances to try: a shape's label is, among the selected configurations within this
-    /// fraction of its fastest, the one that is near-fastest on the most training shapes. Near-ties
-    /// then get one consistent label, so the tree learns regions rather than noise.
-    pub tie_tolerances: Vec<f64>,
+    /// Labellings to try.
+    pub labels: Vec<Labels>,
     /// The seed of the fold assignment.
     pub seed: u64,
 }
@@ -64,7 +84,15 @@ impl Default for TrainOptions {
             depths: (1..=8).collect(),
             min_leaf: vec![8, 4, 2, 1],
             weightings: vec![Weighting::Uniform, Weighting::Regret],
-            tie_tolerances: vec![0.0, 0.02, 0.05, 0.1],
+            labels: vec![
+                Labels::Fastest { tie_tolerance: 0.0 },
+                Labels::Fastest { tie_tolerance: 0.02 },
+                Labels::Fastest { tie_tolerance: 0.05 },
+                Labels::Fastest { tie_tolerance: 0.1 },
+                Labels::Soft { cap: 1.25 },
+                Labels::Soft { cap: 1.5 },
+                Labels::Soft { cap: 2.0 },
+            ],
             seed: 42,
         }
     }
@@ -79,8 +107,8 @@ pub struct CvPoint {
     pub min_leaf: usize,
     /// Weighting.
     pub weighting: Weighting,
-    /// Tie tolerance of the labels.
-    pub tie_tolerance: f64,
+    /// Labelling.
+    pub labels: Labels,
     /// Geometric-mean slowdown of the tree's picks on held-out shapes (failures at [`FAIL_PENALTY`]).
     pub slowdown: f64,
 }
@@ -102,7 +130,9 @@ pub struct Trained {
 struct Sample {
     shape: Shape,
     rows: Vec<usize>,
-    label: usize,
+    /// The rows the sample adds to the fit: (configuration, weight), weights summing to 1.
+    targets: Vec<(usize, f64)>,
+    /// The sample's weight under [`Weighting::Regret`] (mean 1 over the samples).
     weight: f64,
 }
 
@@ -158,26 +188,31 @@ pub fn train(
         || options.depths.is_empty()
         || options.min_leaf.is_empty()
         || options.weightings.is_empty()
-        || options.tie_tolerances.is_empty()
+        || options.labels.is_empty()
     {
         return Err(Error::Invalid("cross-validation needs at least 2 folds and a non-empty grid".into()));
     }
-    if let Some(t) = options.tie_tolerances.iter().find(|t| !(t.is_finite() && **t >= 0.0)) {
-        return Err(Error::Invalid(format!("tie tolerance {t} must be a finite fraction >= 0")));
+    for labels in &options.labels {
+        match *labels {
+            Labels::Fastest { tie_tolerance: t } if !(t.is_finite() && t >= 0.0) => {
+                return Err(Error::Invalid(format!("tie tolerance {t} must be a finite fraction >= 0")));
+            }
+            Labels::Soft { cap } if !(cap.is_finite() && cap > 1.0) => {
+                return Err(Error::Invalid(format!("soft-label cap {cap} must be a finite slowdown > 1")));
+            }
+            _ => {}
+        }
     }
-    let labelled: Vec<(f64, Vec<Sample>)> = options
-        .tie_tolerances
-        .iter()
-        .map(|&t| Ok((t, samples(matrix, rows, selected, t)?.0)))
-        .collect::<Result<_>>()?;
-    let unlabelled = samples(matrix, rows, selected, 0.0)?.1;
-    let samples_at = |tolerance: f64| &labelled.iter().find(|(t, _)| *t == tolerance).expect("tolerance in grid").1;
+    let labelled: Vec<(Labels, Vec<Sample>)> =
+        options.labels.iter().map(|&l| Ok((l, samples(matrix, rows, selected, l)?.0))).collect::<Result<_>>()?;
+    let unlabelled = samples(matrix, rows, selected, options.labels[0])?.1;
+    let samples_at = |labels: Labels| &labelled.iter().find(|(l, _)| *l == labels).expect("labelling in grid").1;
     let mut grid = Vec::new();
-    for &tie_tolerance in &options.tie_tolerances {
+    for &labels in &options.labels {
         for &max_depth in &options.depths {
             for &min_leaf in &options.min_leaf {
                 for &weighting in &options.weightings {
-                    grid.push(CvPoint { max_depth, min_leaf, weighting, tie_tolerance, slowdown: f64::NAN });
+                    grid.push(CvPoint { max_depth, min_leaf, weighting, labels, slowdown: f64::NAN });
                 }
             }
         }
@@ -185,7 +220,7 @@ pub fn train(
     let folds = fold_of(labelled[0].1.len(), options.folds, options.seed);
     let n_folds = folds.iter().max().map_or(0, |f| f + 1);
     for point in grid.iter_mut() {
-        let samples = samples_at(point.tie_tolerance);
+        let samples = samples_at(point.labels);
         let mut log_sum = 0.0;
         let mut count = 0usize;
         for fold in 0..n_folds {
@@ -210,16 +245,16 @@ pub fn train(
             chosen = *p;
         }
     }
-    let samples = samples_at(chosen.tie_tolerance);
+    let samples = samples_at(chosen.labels);
     let all: Vec<&Sample> = samples.iter().collect();
     let mut tree = fit_tree(matrix, &all, &chosen, class)?;
     tree.comment = format!(
-        "trained by `fewfit train` on {} shapes: max depth {}, min leaf {}, {:?} weights, tie tolerance {}; {}-fold CV geomean slowdown {:.4}",
+        "trained by `fewfit train` on {} shapes: max depth {}, min leaf {}, {:?} weights, {:?} labels; {}-fold CV geomean slowdown {:.4}",
         samples.len(),
         chosen.max_depth,
         chosen.min_leaf,
         chosen.weighting,
-        chosen.tie_tolerance,
+        chosen.labels,
         n_folds,
         chosen.slowdown
     );
@@ -237,7 +272,11 @@ pub fn pick(matrix: &Matrix, tree: &Tree, shape: &Shape, selected: &[usize]) -> 
 /// Groups rows by shape and labels each shape (with near-ties within `tolerance` resolved towards
 /// the configuration near-fastest on most shapes); returns the samples and the count of rows that
 /// could not be labelled.
-fn samples(matrix: &Matrix, rows: &[usize], selected: &[usize], tolerance: f64) -> Result<(Vec<Sample>, usize)> {
+fn samples(matrix: &Matrix, rows: &[usize], selected: &[usize], labels: Labels) -> Result<(Vec<Sample>, usize)> {
+    let tolerance = match labels {
+        Labels::Fastest { tie_tolerance } => tie_tolerance,
+        Labels::Soft { .. } => 0.0,
+    };
     let mut by_shape: BTreeMap<Shape, Vec<usize>> = BTreeMap::new();
     let mut unlabelled = 0;
     for &row in rows {
@@ -308,12 +347,42 @@ fn samples(matrix: &Matrix, rows: &[usize], selected: &[usize], tolerance: f64) 
                     regret += others.iter().sum::<f64>() / others.len() as f64;
                 }
             }
-            Sample { shape, rows, label, weight: 1.0 + regret }
+            let targets = targets(matrix, &rows, selected, label, labels);
+            Sample { shape, rows, targets, weight: 1.0 + regret }
         })
         .collect();
     let mean = samples.iter().map(|s| s.weight).sum::<f64>() / samples.len() as f64;
     samples.iter_mut().for_each(|s| s.weight /= mean);
     Ok((samples, unlabelled))
+}
+
+/// The rows a shape measured on `rows` adds to the fit (see [`Labels`]): its label alone, or the
+/// soft weights of the selected configurations (the label alone where all are at the cap or worse).
+fn targets(matrix: &Matrix, rows: &[usize], selected: &[usize], label: usize, labels: Labels) -> Vec<(usize, f64)> {
+    let Labels::Soft { cap } = labels else {
+        return vec![(label, 1.0)];
+    };
+    let gains: Vec<(usize, f64)> = selected
+        .iter()
+        .map(|&v| {
+            let capped = rows
+                .iter()
+                .map(|&r| {
+                    let oracle = matrix.time[r].iter().copied().fold(f64::INFINITY, f64::min);
+                    (matrix.time[r][v] / oracle).min(cap).ln()
+                })
+                .sum::<f64>()
+                / rows.len() as f64;
+            (v, cap.ln() - capped)
+        })
+        .filter(|&(_, gain)| gain > 0.0)
+        .collect();
+    let total: f64 = gains.iter().map(|&(_, gain)| gain).sum();
+    if total > 0.0 {
+        gains.into_iter().map(|(v, gain)| (v, gain / total)).collect()
+    } else {
+        vec![(label, 1.0)]
+    }
 }
 
 /// Assigns shapes to folds at random (seeded), as evenly as possible.
@@ -335,20 +404,25 @@ fn fit_tree(matrix: &Matrix, samples: &[&Sample], point: &CvPoint, class: &str) 
     Ok(Tree { class: class.to_string(), comment: String::new(), root })
 }
 
-/// Fits linfa's classifier (labels are column indices).
+/// Fits linfa's classifier (labels are column indices) on the samples' targets.
 fn fit_linfa(samples: &[&Sample], point: &CvPoint) -> Result<DecisionTree<f64, usize>> {
-    let mut x = Array2::<f64>::zeros((samples.len(), ShapeFeatures::NAMES.len()));
-    for (i, s) in samples.iter().enumerate() {
+    let fit_rows: Vec<(&Sample, usize, f64)> =
+        samples.iter().flat_map(|s| s.targets.iter().map(move |&(label, share)| (*s, label, share))).collect();
+    let mut x = Array2::<f64>::zeros((fit_rows.len(), ShapeFeatures::NAMES.len()));
+    for (i, (s, _, _)) in fit_rows.iter().enumerate() {
         for (j, f) in features(&s.shape).into_iter().enumerate() {
             x[(i, j)] = f;
         }
     }
-    let y: Array1<usize> = samples.iter().map(|s| s.label).collect();
-    let w: Array1<f32> = samples
+    let y: Array1<usize> = fit_rows.iter().map(|&(_, label, _)| label).collect();
+    let w: Array1<f32> = fit_rows
         .iter()
-        .map(|s| match point.weighting {
-            Weighting::Uniform => 1.0,
-            Weighting::Regret => s.weight as f32,
+        .map(|&(s, _, share)| {
+            let weight = match point.weighting {
+                Weighting::Uniform => 1.0,
+                Weighting::Regret => s.weight,
+            };
+            (weight * share) as f32
         })
         .collect();
     let dataset = linfa::Dataset::new(x, y).with_weights(w).with_feature_names(ShapeFeatures::NAMES.to_vec());
@@ -490,6 +564,25 @@ mod tests {
     }
 
     #[test]
+    fn soft_labels_choose_what_is_good_everywhere_over_what_is_fastest_somewhere() {
+        // Config 0 is the fastest on odd m by 1 % but 3x slower on even m; config 1 is within 1 % of
+        // the fastest everywhere. Hard labels alternate; soft labels weigh config 1 on every shape.
+        let problems: Vec<_> = (1..=40u64).map(|m| (0, m, 64, 64)).collect();
+        let time = (1..=40u64).map(|m| if m % 2 == 1 { vec![1.0, 1.01] } else { vec![3.0, 1.0] }).collect();
+        let m = toy(&[("d", "cpu")], &problems, time);
+        let rows: Vec<usize> = (0..40).collect();
+        let options = TrainOptions { labels: vec![Labels::Soft { cap: 2.0 }], ..TrainOptions::default() };
+        let trained = train(&m, &rows, &[0, 1], "cpu", &options).unwrap();
+        for &r in &rows {
+            assert_eq!(pick(&m, &trained.tree, &m.problems[r].shape, &[0, 1]), Some(1), "{:?}", trained.tree);
+        }
+        assert!(trained.chosen.slowdown < 1.0051, "{:?}", trained.chosen);
+        // A cap of 1 or less gives no weight to anything: refused.
+        let bad = TrainOptions { labels: vec![Labels::Soft { cap: 1.0 }], ..TrainOptions::default() };
+        assert!(matches!(train(&m, &rows, &[0, 1], "cpu", &bad), Err(Error::Invalid(_))));
+    }
+
+    #[test]
     fn converted_tree_decides_like_linfa_everywhere() {
         let mut rng = StdRng::seed_from_u64(3);
         let shape = |rng: &mut StdRng| {
@@ -497,11 +590,19 @@ mod tests {
             Shape { m: d(rng), n: d(rng), k: d(rng) }
         };
         let samples: Vec<Sample> = (0..200)
-            .map(|_| Sample { shape: shape(&mut rng), rows: vec![], label: rng.gen_range(0..4), weight: 1.0 })
+            .map(|_| {
+                let label = rng.gen_range(0..4);
+                Sample { shape: shape(&mut rng), rows: vec![], targets: vec![(label, 1.0)], weight: 1.0 }
+            })
             .collect();
         let refs: Vec<&Sample> = samples.iter().collect();
-        let point =
-            CvPoint { max_depth: 8, min_leaf: 1, weighting: Weighting::Uniform, tie_tolerance: 0.0, slowdown: 1.0 };
+        let point = CvPoint {
+            max_depth: 8,
+            min_leaf: 1,
+            weighting: Weighting::Uniform,
+            labels: Labels::Fastest { tie_tolerance: 0.0 },
+            slowdown: 1.0,
+        };
         let model = fit_linfa(&refs, &point).unwrap();
         let m = toy(&[("d", "cpu")], &[(0, 1, 1, 1)], vec![vec![1.0; 4]]);
         let tree = Tree { class: "cpu".into(), comment: String::new(), root: convert(&m, model.root_node()).unwrap() };
