@@ -569,6 +569,42 @@ fn near_best_judges_each_dataset_on_its_own() {
     assert!(named(&[&a, &b]).contains(&format!(": 2 of {VARIANTS} valid variants")), "{}", named(&[&a, &b]));
 }
 
+#[test]
+fn gap_filling_skips_pairs_measured_elsewhere_and_adds_parameter_copies() {
+    let (dir, data) = with_tiny_copy();
+    let dir = dir.path();
+    let (space, shapes) = write_inputs(dir);
+    // Another dataset holds every pair of the first shape.
+    let first = dir.join("first-shape.jsonl");
+    let held: Vec<Value> = records(&data).into_iter().filter(|r| shape(r) == SHAPE_LIST[0]).collect();
+    assert_eq!(held.len(), VARIANTS);
+    write_records(&first, &held);
+    let out = dir.join("gaps.jsonl");
+    let mut cmd = sweep(dir, &space, &shapes, &out, &["--sample", "0", "--also-with", "SWZ=1"]);
+    cmd.arg("--variants-from").arg(&data).arg("--skip-measured").arg(&first);
+    let ran = ok(&mut cmd);
+    // The three variants and an SWZ = 1 copy of each xgemm one (the direct family has no SWZ).
+    let copies = 2;
+    let s = summary(&ran);
+    assert_eq!(
+        s,
+        Summary { measured: (VARIANTS + copies) * SHAPE_LIST.len() - VARIANTS, invalid: 0, resumed: VARIANTS, left: 0 },
+        "{}",
+        ran.both()
+    );
+    let gaps = records(&out);
+    gaps.iter().for_each(assert_measured);
+    assert!(gaps.iter().all(|r| !keys(&held).contains(&key(r))), "a pair of the other dataset was measured again");
+    let swizzled = gaps.iter().filter(|r| r["variant"]["params"]["SWZ"] == json!(1)).count();
+    assert_eq!(swizzled, copies * SHAPE_LIST.len());
+    // Nothing conflicts: the other dataset and the gaps merge.
+    ok(fewfit(dir).arg("merge").arg(&first).arg(&out).arg("--out").arg(dir.join("merged.jsonl")));
+    // A malformed assignment is refused before any work.
+    let mut bad = sweep(dir, &space, &shapes, &dir.join("none.jsonl"), &["--also-with", "SWZ"]);
+    assert_ne!(run(&mut bad).code, Some(0));
+    assert!(!dir.join("none.jsonl").exists());
+}
+
 // ---------------------------------------------------------------------------------------------
 // merge
 // ---------------------------------------------------------------------------------------------

@@ -5,6 +5,8 @@
 //! all configurations. A set S of configurations is scored by one of two objectives:
 //! - [`Objective::Geomean`] (the paper's eq. 1): the geometric mean over problems of
 //!   `min_{v∈S} time(p, v) / oracle(p)`, a slowdown ≥ 1, lower is better.
+//! - [`Objective::WeightedGeomean`]: the same with a weight per shape, `exp(Σ w(i)·ln s(i) / Σ w(i))`,
+//!   for shapes a workload calls more often than others (decode steps against prefill, say).
 //! - [`Objective::Fleet`] (eq. 2): the fleet rate `Σ_d w(d) / Σ_{i on d} w(i)·min_{v∈S} time(d, i)`,
 //!   tasks per ms of a fleet holding w(d) devices like d whose task runs shape i w(i) times.
 //!   It is scored as the slowdown `oracle rate / set rate` ≥ 1, so both objectives minimise.
@@ -104,6 +106,8 @@ pub enum Objective {
     /// Geometric-mean slowdown against the oracle.
     #[default]
     Geomean,
+    /// Weighted geometric-mean slowdown; shapes missing from the map weigh 1.
+    WeightedGeomean(BTreeMap<Shape, f64>),
     /// Oracle fleet rate over the set's fleet rate.
     Fleet(FleetWeights),
 }
@@ -327,8 +331,19 @@ struct Problems<'a> {
     rows: Vec<usize>,
     /// Their oracle times.
     oracle: Vec<f64>,
+    /// For the (weighted) geometric mean: per row, its shape's weight (all 1 for [`Objective::Geomean`]).
+    weight: Vec<f64>,
     /// For the fleet objective: per row, its device's index in `fleet_devices`, and its shape weight.
     fleet: Option<Fleet>,
+}
+
+/// A weight from a map of weights: 1 when missing, an error unless finite and non-negative.
+fn weight_of<K: Ord>(weights: &BTreeMap<K, f64>, key: &K) -> Result<f64> {
+    match weights.get(key).copied() {
+        None => Ok(1.0),
+        Some(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        Some(v) => Err(Error::Invalid(format!("weight {v} must be finite and non-negative"))),
+    }
 }
 
 struct Fleet {
@@ -353,16 +368,15 @@ impl<'a> Problems<'a> {
             return Err(Error::Data("no problem has a valid measurement".into()));
         }
         let oracle = rows.iter().map(|&r| row_oracle(matrix, r)).collect();
+        let weight = match objective {
+            Objective::WeightedGeomean(w) => {
+                rows.iter().map(|&r| weight_of(w, &matrix.problems[r].shape)).collect::<Result<_>>()?
+            }
+            _ => vec![1.0; rows.len()],
+        };
         let fleet = match objective {
-            Objective::Geomean => None,
+            Objective::Geomean | Objective::WeightedGeomean(_) => None,
             Objective::Fleet(w) => {
-                let weight = |x: Option<&f64>| -> Result<f64> {
-                    match x.copied() {
-                        None => Ok(1.0),
-                        Some(v) if v.is_finite() && v >= 0.0 => Ok(v),
-                        Some(v) => Err(Error::Invalid(format!("fleet weight {v} must be finite and non-negative"))),
-                    }
-                };
                 let devices: Vec<usize> =
                     rows.iter().map(|&r| matrix.problems[r].device).collect::<BTreeSet<_>>().into_iter().collect();
                 Some(Fleet {
@@ -372,16 +386,16 @@ impl<'a> Problems<'a> {
                         .collect(),
                     device_weight: devices
                         .iter()
-                        .map(|&d| weight(w.device.get(&matrix.devices[d].name)))
+                        .map(|&d| weight_of(&w.device, &matrix.devices[d].name))
                         .collect::<Result<_>>()?,
                     shape_weight: rows
                         .iter()
-                        .map(|&r| weight(w.shape.get(&matrix.problems[r].shape)))
+                        .map(|&r| weight_of(&w.shape, &matrix.problems[r].shape))
                         .collect::<Result<_>>()?,
                 })
             }
         };
-        Ok(Problems { matrix, rows, oracle, fleet })
+        Ok(Problems { matrix, rows, oracle, weight, fleet })
     }
 
     fn time(&self, i: usize, config: usize) -> f64 {
@@ -401,9 +415,18 @@ impl<'a> Problems<'a> {
         }
         let slowdown = match &self.fleet {
             None => {
-                let sum: f64 =
-                    best.iter().zip(&self.oracle).filter(|(t, _)| t.is_finite()).map(|(t, o)| (t / o).ln()).sum();
-                (sum / (self.rows.len() - uncovered) as f64).exp()
+                let (mut sum, mut weights) = (0.0, 0.0);
+                for ((t, o), w) in best.iter().zip(&self.oracle).zip(&self.weight) {
+                    if t.is_finite() {
+                        sum += w * (t / o).ln();
+                        weights += w;
+                    }
+                }
+                if weights > 0.0 {
+                    (sum / weights).exp()
+                } else {
+                    1.0
+                }
             }
             Some(f) => {
                 let mut set_time = vec![0.0; f.device_weight.len()];
@@ -965,6 +988,26 @@ pub(crate) mod tests {
         assert!((s.score.slowdown - expected).abs() < 1e-12, "{:?}", s);
         let loose = select(&m, None, &SelectOptions { max_configs: 4, ..opts }).unwrap();
         assert_eq!(loose.per_class["b"], vec![2, 3]);
+    }
+
+    #[test]
+    fn weighted_geomean_by_hand_and_it_moves_the_choice() {
+        // Config 0 is perfect on shapes 1 and 2, 4x slower on shape 3; config 1 is 2x slower on
+        // 1 and 2, perfect on 3. Unweighted, one config: 0 (geomean 4^(1/3) < 2^(2/3)).
+        let t = vec![vec![1.0, 2.0], vec![1.0, 2.0], vec![4.0, 1.0]];
+        let m = toy(&[("x", "a")], &[(0, 1, 1, 1), (0, 2, 1, 1), (0, 3, 1, 1)], t);
+        let plain = select(&m, None, &options(Method::Greedy, 1)).unwrap();
+        assert_eq!(plain.configs, vec![0]);
+        assert!((plain.score.slowdown - 4f64.powf(1.0 / 3.0)).abs() < 1e-12);
+        // Shape 3 weighs 3, shape 2 nothing: config 0 scores 4^(3/4), config 1 2^(1/4).
+        let weights: BTreeMap<Shape, f64> =
+            [(Shape { m: 3, n: 1, k: 1 }, 3.0), (Shape { m: 2, n: 1, k: 1 }, 0.0)].into();
+        let opts = SelectOptions { objective: Objective::WeightedGeomean(weights), ..options(Method::Greedy, 1) };
+        let weighted = select(&m, None, &opts).unwrap();
+        assert_eq!(weighted.configs, vec![1]);
+        assert!((weighted.score.slowdown - 2f64.powf(0.25)).abs() < 1e-12, "{:?}", weighted.score);
+        let bad = Objective::WeightedGeomean([(Shape { m: 3, n: 1, k: 1 }, -1.0)].into());
+        assert!(matches!(Problems::new(&m, None, &bad), Err(Error::Invalid(_))));
     }
 
     #[test]

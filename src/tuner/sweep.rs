@@ -3,7 +3,7 @@
 //! is stopped (Ctrl-C, crash, time budget) resumes where it stopped: what is in the output file is
 //! never measured again, and a half-written last line is cut off before appending.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::fs::OpenOptions;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -23,33 +23,62 @@ use crate::{CompiledVariant, DefaultDevice, Element, Engine, GemmSpec, Precision
 
 /// Reads a shapes file: one `M N K` per line (row-major C = A·B with C m×n), `#` starts a comment.
 pub fn read_shapes(path: &Path) -> Result<Vec<Shape>> {
-    let text = std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.into(), source })?;
     let mut shapes = Vec::new();
+    for (shape, _) in read_shape_lines(path, false)? {
+        if !shapes.contains(&shape) {
+            shapes.push(shape);
+        }
+    }
+    Ok(shapes)
+}
+
+/// Reads a shape-weights file: one `M N K WEIGHT` per line (a finite weight >= 0), `#` starts a
+/// comment; a shape given twice is an error.
+pub fn read_shape_weights(path: &Path) -> Result<BTreeMap<Shape, f64>> {
+    let mut weights = BTreeMap::new();
+    for (shape, weight) in read_shape_lines(path, true)? {
+        if weights.insert(shape, weight).is_some() {
+            return Err(Error::Parse { path: path.into(), reason: format!("{shape} is weighted twice") });
+        }
+    }
+    Ok(weights)
+}
+
+/// The `M N K` (and, `weighted`, `WEIGHT`) lines of a file, at least one.
+fn read_shape_lines(path: &Path, weighted: bool) -> Result<Vec<(Shape, f64)>> {
+    let text = std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.into(), source })?;
+    let expected = if weighted {
+        "`M N K WEIGHT`: three positive integers and a weight >= 0"
+    } else {
+        "three positive integers `M N K`"
+    };
+    let mut lines = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.split('#').next().unwrap_or("").trim();
         if line.is_empty() {
             continue;
         }
-        let dims: Vec<u64> = line.split_whitespace().filter_map(|w| w.parse().ok()).collect();
-        match dims[..] {
-            [m, n, k] if m > 0 && n > 0 && k > 0 && line.split_whitespace().count() == 3 => {
-                let shape = Shape { m, n, k };
-                if !shapes.contains(&shape) {
-                    shapes.push(shape);
-                }
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let dims: Vec<u64> = words.iter().take(3).filter_map(|w| w.parse().ok()).collect();
+        let weight = if weighted { words.get(3).and_then(|w| w.parse::<f64>().ok()) } else { Some(1.0) };
+        match (&dims[..], weight) {
+            (&[m, n, k], Some(w))
+                if m > 0 && n > 0 && k > 0 && w.is_finite() && w >= 0.0 && words.len() == 3 + usize::from(weighted) =>
+            {
+                lines.push((Shape { m, n, k }, w))
             }
             _ => {
                 return Err(Error::Parse {
                     path: path.into(),
-                    reason: format!("line {}: expected three positive integers `M N K`, got `{line}`", i + 1),
+                    reason: format!("line {}: expected {expected}, got `{line}`", i + 1),
                 })
             }
         }
     }
-    if shapes.is_empty() {
+    if lines.is_empty() {
         return Err(Error::Parse { path: path.into(), reason: "no shapes".into() });
     }
-    Ok(shapes)
+    Ok(lines)
 }
 
 /// Which part of the work one machine takes: shard `index` of `count` (0-based).
@@ -497,6 +526,23 @@ mod tests {
         assert!(read_shapes(&path).unwrap_err().to_string().contains("line 1"));
         std::fs::write(&path, "0 2 3\n").unwrap();
         assert!(read_shapes(&path).is_err());
+        std::fs::write(&path, "1 2 3 4\n").unwrap();
+        assert!(read_shapes(&path).is_err(), "a weight where none is expected");
+    }
+
+    #[test]
+    fn shape_weights_file_is_checked() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("w.txt");
+        std::fs::write(&path, "# decode\n8 4096 4096 4 # llama\n1 4096 4096 0.5\n").unwrap();
+        let weights = read_shape_weights(&path).unwrap();
+        assert_eq!(weights[&Shape { m: 8, n: 4096, k: 4096 }], 4.0);
+        assert_eq!(weights[&Shape { m: 1, n: 4096, k: 4096 }], 0.5);
+        for bad in ["8 4096 4096\n", "8 4096 4096 -1\n", "8 4096 4096 inf\n", "8 4096 4096 1 2\n", "1 1 1 1\n1 1 1 2\n"]
+        {
+            std::fs::write(&path, bad).unwrap();
+            assert!(read_shape_weights(&path).is_err(), "{bad:?}");
+        }
     }
 
     #[test]

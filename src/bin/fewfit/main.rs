@@ -67,6 +67,10 @@ enum Command {
         /// Seed of the split and the methods.
         #[arg(long, default_value_t = 42)]
         seed: u64,
+        /// Weigh shapes in the selection's geometric mean: a file of `M N K WEIGHT` lines (shapes
+        /// it leaves out weigh 1), e.g. variants/shapes/weights.txt.
+        #[arg(long)]
+        shape_weights: Option<PathBuf>,
         /// Write the first method's set (chosen on the training split) here, e.g.
         /// `variants/selected.json`; `train` then fits trees over it. Only fewfit's own variants
         /// can ship, so with this option imported configurations are left out of the comparison.
@@ -141,6 +145,10 @@ struct RegenerateArgs {
     /// Without `--holdout`: the fraction of shapes held out from selection and training.
     #[arg(long, default_value_t = 0.2)]
     test_fraction: f64,
+    /// Weigh shapes in the selection's geometric mean: a file of `M N K WEIGHT` lines (shapes
+    /// it leaves out weigh 1), e.g. variants/shapes/weights.txt.
+    #[arg(long)]
+    shape_weights: Option<PathBuf>,
     /// Seed of the split and the methods.
     #[arg(long, default_value_t = 42)]
     seed: u64,
@@ -238,7 +246,7 @@ fn run(cli: Cli) -> Result<()> {
             println!("imported {} records from {} files into {}", set.records.len(), files.len(), out.display());
             Ok(())
         }
-        Command::Select { data, k, per_class, method, test_fraction, seed, write } => {
+        Command::Select { data, k, per_class, method, test_fraction, seed, shape_weights, write } => {
             let mut matrix = load_matrix(&data)?;
             if write.is_some() {
                 let own: Vec<usize> =
@@ -247,8 +255,13 @@ fn run(cli: Cli) -> Result<()> {
             }
             let methods = method.iter().map(|m| m.parse::<select::Method>()).collect::<Result<Vec<_>>>()?;
             let split = select::split_shapes(&matrix, test_fraction, seed)?;
-            let options =
-                select::SelectOptions { max_configs: k, max_per_class: Some(per_class), seed, ..Default::default() };
+            let options = select::SelectOptions {
+                max_configs: k,
+                max_per_class: Some(per_class),
+                objective: objective(shape_weights.as_deref())?,
+                seed,
+                ..Default::default()
+            };
             let comparison = select::compare(&matrix, &split, &methods, &options)?;
             print!("{}", comparison.describe(&matrix));
             if let (Some(path), Some(first)) = (write, comparison.methods.first()) {
@@ -326,6 +339,7 @@ fn run_regenerate(mut args: RegenerateArgs) -> Result<()> {
             method: args.method.parse()?,
             max_configs: args.k,
             max_per_class: Some(args.per_class),
+            objective: objective(args.shape_weights.as_deref())?,
             seed: args.seed,
             ..Default::default()
         },
@@ -368,6 +382,14 @@ fn source(data: &[PathBuf]) -> String {
 fn write_json(path: &std::path::Path, value: &impl serde::Serialize) -> Result<()> {
     let json = serde_json::to_string_pretty(value).map_err(|e| Error::Invalid(e.to_string()))?;
     std::fs::write(path, json + "\n").map_err(|source| Error::Io { path: path.to_path_buf(), source })
+}
+
+/// The selection objective: the geometric mean, weighted by a shape-weights file if one is given.
+fn objective(shape_weights: Option<&std::path::Path>) -> Result<select::Objective> {
+    Ok(match shape_weights {
+        Some(path) => select::Objective::WeightedGeomean(fewfit::tuner::sweep::read_shape_weights(path)?),
+        None => select::Objective::Geomean,
+    })
 }
 
 /// Parses `NAME=VALUE` (a parameter and its value).
