@@ -957,6 +957,51 @@ fn regenerate_writes_a_set_and_trees_that_evaluate_reads() {
     }
 }
 
+#[test]
+fn train_only_data_trains_the_trees_but_not_the_selection() {
+    let (dir, data) = with_tiny_copy();
+    let dir = dir.path();
+    let gpu_records = fake_gpu(&records(&data));
+    let gpu = dir.join("gpu.jsonl");
+    write_records(&gpu, &gpu_records);
+    // One more GPU shape, where the direct variant is far faster than anything else.
+    let direct = variant_id(gpu_records.iter().find(|r| r["variant"]["kernel"] == "direct").unwrap());
+    let extra: Vec<Value> = gpu_records
+        .iter()
+        .filter(|r| shape(r) == SHAPE_LIST[1])
+        .map(|r| {
+            let mut r = r.clone();
+            (r["m"], r["n"], r["k"]) = (json!(40), json!(20), json!(10));
+            if variant_id(&r) == direct {
+                r["times"] = json!({"min_ms": 1e-6, "median_ms": 1e-6, "repeats": 2});
+            }
+            r
+        })
+        .collect();
+    let extra_path = dir.join("extra.jsonl");
+    write_records(&extra_path, &extra);
+    let root = crate_copy(dir);
+    // The variants the GPU's tree names, with the extra shape as selection data or as tree data.
+    let gpu_tree_leaves = |flag: &str| -> (BTreeSet<String>, Ran) {
+        let mut cmd = fewfit(dir);
+        cmd.args(["regenerate", "-k", "2", "--per-class", "1", "--data"]).arg(&data).arg(&gpu);
+        cmd.arg(flag).arg(&extra_path).arg("--root").arg(&root);
+        let ran = ok(&mut cmd);
+        let text = std::fs::read_to_string(root.join("selector/nvidia-gpu.json")).unwrap();
+        let mut named = BTreeSet::new();
+        leaves(&serde_json::from_str::<Value>(&text).unwrap()["root"], &mut named);
+        (named, ran)
+    };
+    // As selection data the extra shape pulls the direct variant into the GPU's one-variant subset
+    // (geomean 3^(3/4) against 100^(1/4) and more); as tree-only data it cannot.
+    let (as_selection, _) = gpu_tree_leaves("--data");
+    assert_eq!(as_selection, BTreeSet::from([direct.clone()]));
+    let (as_trees, ran) = gpu_tree_leaves("--train-only");
+    assert_eq!(as_trees.len(), 1, "{}", ran.both());
+    assert!(!as_trees.contains(&direct), "{}", ran.both());
+    assert!(ran.stdout.contains("(1 of them for the trees only)"), "{}", ran.both());
+}
+
 // ---------------------------------------------------------------------------------------------
 // Regressions of problems found by these tests.
 // ---------------------------------------------------------------------------------------------

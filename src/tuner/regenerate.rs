@@ -2,7 +2,7 @@
 //! shapes, train one tree per device class over it, and evaluate the result on the held-out shapes.
 //! The caller writes the files (`variants/selected.json`, `selector/CLASS.json`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::dataset::Matrix;
 use super::error::{Error, Result};
@@ -23,6 +23,10 @@ pub struct RegenerateOptions {
     pub test_fraction: f64,
     /// Where the data came from, written into the files' comments.
     pub source: String,
+    /// Rows of the matrix that train the trees but take no part in selecting the set or in the
+    /// report: shapes measured on the shipped set only (trees need the set measured, selection
+    /// the whole pool, where an unmeasured variant would count as failed).
+    pub tree_only_rows: BTreeSet<usize>,
 }
 
 /// What regeneration produced.
@@ -32,9 +36,10 @@ pub struct Regenerated {
     pub set: SelectedSet,
     /// One tree per class of [`CLASSES`], in that order.
     pub trees: Vec<Tree>,
-    /// The rows of the matrix that selection and training used.
+    /// The rows of the matrix that training used (selection used those not in
+    /// [`RegenerateOptions::tree_only_rows`]).
     pub train_rows: Vec<usize>,
-    /// Best-in-set slowdown of the selection on the training rows.
+    /// Best-in-set slowdown of the selection on the rows it was selected on.
     pub train_best_in_set: Stats,
     /// The shipped set and trees evaluated on the held-out shapes (of the held-out matrix if one
     /// was given, else of the split's test rows).
@@ -48,14 +53,17 @@ pub struct Regenerated {
 /// Only fewfit's own kernels can ship: an imported configuration in the selection is an error.
 pub fn regenerate(matrix: &Matrix, holdout: Option<&Matrix>, options: &RegenerateOptions) -> Result<Regenerated> {
     let (train_rows, test_rows) = match holdout {
-        Some(_) => ((0..matrix.problems.len()).collect(), Vec::new()),
+        Some(_) => ((0..matrix.problems.len()).collect::<Vec<usize>>(), Vec::new()),
         None => {
             let split = split_shapes(matrix, options.test_fraction, options.select.seed)?;
             (split.train, split.test)
         }
     };
+    let tree_only = |r: &usize| options.tree_only_rows.contains(r);
+    let select_rows: Vec<usize> = train_rows.iter().copied().filter(|r| !tree_only(r)).collect();
+    let test_rows: Vec<usize> = test_rows.into_iter().filter(|r| !tree_only(r)).collect();
     for class in CLASSES.iter().filter(|c| **c != "default") {
-        if !train_rows.iter().any(|&r| class_of(matrix, r) == *class) {
+        if !select_rows.iter().any(|&r| class_of(matrix, r) == *class) {
             return Err(Error::Invalid(format!(
                 "no training data for device class `{class}`: sweep a device of that class and pass its dataset"
             )));
@@ -63,8 +71,8 @@ pub fn regenerate(matrix: &Matrix, holdout: Option<&Matrix>, options: &Regenerat
     }
     let own: Vec<usize> = (0..matrix.configs.len()).filter(|&c| matrix.configs[c].variant().is_some()).collect();
     let own_matrix = matrix.columns(&own);
-    let selection = select::select(&own_matrix, Some(&train_rows), &options.select)?;
-    let set = shipped_set(&own_matrix, &selection, &train_rows, &options.select, &options.source)?;
+    let selection = select::select(&own_matrix, Some(&select_rows), &options.select)?;
+    let set = shipped_set(&own_matrix, &selection, &select_rows, &options.select, &options.source)?;
     let mut trees = Vec::new();
     for class in CLASSES {
         let (rows, columns): (Vec<usize>, &[usize]) = if class == "default" {
@@ -91,7 +99,7 @@ pub fn regenerate(matrix: &Matrix, holdout: Option<&Matrix>, options: &Regenerat
         Some(h) => evaluate(h, None, &shipped)?,
         None => evaluate(&own_matrix, Some(&test_rows), &shipped)?,
     };
-    let train_best_in_set = selection.stats(&own_matrix, &train_rows);
+    let train_best_in_set = selection.stats(&own_matrix, &select_rows);
     Ok(Regenerated { set, trees, train_rows, train_best_in_set, test })
 }
 

@@ -114,6 +114,10 @@ struct RegenerateArgs {
     /// Datasets of every device class to ship for (`cpu`, `nvidia-gpu`); `default` uses them all.
     #[arg(long, required = true, num_args = 1..)]
     data: Vec<PathBuf>,
+    /// Datasets that train the trees only, not the selection: shapes measured on the shipped set
+    /// alone (`scripts/device/tree-sweep.sh`), whose other variants would count as failed there.
+    #[arg(long, num_args = 1..)]
+    train_only: Vec<PathBuf>,
     /// First sweep the local device with these arguments' shapes into this dataset, then use it too.
     #[arg(long)]
     sweep_out: Option<PathBuf>,
@@ -333,7 +337,20 @@ fn run_regenerate(mut args: RegenerateArgs) -> Result<()> {
         })?;
         args.data.push(out.clone());
     }
-    let matrix = load_matrix(&args.data)?;
+    let matrix = load_matrix(&[args.data.clone(), args.train_only.clone()].concat())?;
+    let tree_only_rows = if args.train_only.is_empty() {
+        Default::default()
+    } else {
+        let selection_data = load_matrix(&args.data)?;
+        let selection_problems: std::collections::BTreeSet<_> =
+            selection_data.problems.iter().map(|p| (&selection_data.devices[p.device], p.shape)).collect();
+        (0..matrix.problems.len())
+            .filter(|&r| {
+                let p = &matrix.problems[r];
+                !selection_problems.contains(&(&matrix.devices[p.device], p.shape))
+            })
+            .collect()
+    };
     let options = regenerate::RegenerateOptions {
         select: select::SelectOptions {
             method: args.method.parse()?,
@@ -344,7 +361,8 @@ fn run_regenerate(mut args: RegenerateArgs) -> Result<()> {
             ..Default::default()
         },
         test_fraction: args.test_fraction,
-        source: source(&args.data),
+        source: source(&[args.data.clone(), args.train_only.clone()].concat()),
+        tree_only_rows,
         ..Default::default()
     };
     let holdout = if args.holdout.is_empty() { None } else { Some(load_matrix(&args.holdout)?) };
@@ -358,8 +376,9 @@ fn run_regenerate(mut args: RegenerateArgs) -> Result<()> {
         println!("wrote {}", path.display());
     }
     println!(
-        "{} training problems; best in set on them: {}",
+        "{} training problems ({} of them for the trees only); best in set on the others: {}",
         out.train_rows.len(),
+        options.tree_only_rows.len(),
         out.train_best_in_set.describe(&matrix)
     );
     let (which, test_matrix) = match &holdout {
