@@ -2,8 +2,9 @@
 # On the lent GPU machine: enable NVIDIA's OpenCL, then sweep the xgemm space for large and
 # mid-size shapes (variants/space-gpu-large.json x variants/shapes/gpu-large.txt) with the release
 # `fewfit` carried in .device/, and print the 5 fastest variants per shape.
-# Writes $OUT/h200-large-f32.jsonl(.gz) and $OUT/summary.txt.
-# Usage: bash scripts/device/sweep-large.sh [SAMPLE [BUDGET_SECS]]   (defaults 572 and 330)
+# Writes $OUT/$NAME-f32.jsonl(.gz) and $OUT/summary.txt.
+# Usage: [SPACE=... SHAPES=... NAME=...] bash scripts/device/sweep-large.sh [SAMPLE [BUDGET_SECS]]
+#   (defaults: variants/space-gpu-large.json, variants/shapes/gpu-large.txt, h200-large; 572 and 330)
 #
 # Order, so that a sweep cut short by the budget still holds what matters:
 #  1. the variants listed in .device/seeds.jsonl if carried (the best measured so far at 4096^3 and
@@ -21,8 +22,8 @@ sample="${1:-572}" budget="${2:-330}"
 mkdir -p /etc/OpenCL/vendors
 echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
 date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-out="${OUT:-/tmp}/h200-large-f32.jsonl"
-shapes=variants/shapes/gpu-large.txt space=variants/space-gpu-large.json
+out="${OUT:-/tmp}/${NAME:-h200-large}-f32.jsonl"
+shapes="${SHAPES:-variants/shapes/gpu-large.txt}" space="${SPACE:-variants/space-gpu-large.json}"
 .device/fewfit devices
 start=$(date +%s) deadline=$(( $(date +%s) + budget ))
 step() {  # sweep arguments...; runs only while budget is left
