@@ -68,7 +68,7 @@ enum Command {
         #[arg(long, default_value_t = 42)]
         seed: u64,
         /// Weigh shapes in the selection's geometric mean: a file of `M N K WEIGHT` lines (shapes
-        /// it leaves out weigh 1), e.g. variants/shapes/weights.txt.
+        /// it leaves out weigh 1).
         #[arg(long)]
         shape_weights: Option<PathBuf>,
         /// Write the first method's set (chosen on the training split) here, e.g.
@@ -150,7 +150,7 @@ struct RegenerateArgs {
     #[arg(long, default_value_t = 0.2)]
     test_fraction: f64,
     /// Weigh shapes in the selection's geometric mean: a file of `M N K WEIGHT` lines (shapes
-    /// it leaves out weigh 1), e.g. variants/shapes/weights.txt.
+    /// it leaves out weigh 1).
     #[arg(long)]
     shape_weights: Option<PathBuf>,
     /// Seed of the split and the methods.
