@@ -358,7 +358,6 @@ fn run_regenerate(mut args: RegenerateArgs) -> Result<()> {
             max_per_class: Some(args.per_class),
             objective: objective(args.shape_weights.as_deref())?,
             seed: args.seed,
-            ..Default::default()
         },
         test_fraction: args.test_fraction,
         source: source(&[args.data.clone(), args.train_only.clone()].concat()),
