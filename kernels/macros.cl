@@ -24,14 +24,13 @@ typedef real{{ w }} real{{ dim }};
 {% endmacro vector_helpers %}
 
 {% macro stage(name, R, DIMO, dim) -%}
-// Where element o of row k of the slice lies when the operand is contiguous along K: column
+{% if SWZ == 1 %}// Where element o of row k of the slice lies when the operand is contiguous along K: column
 // o ^ SWIZZLE_{{ name }}(k). Such a store is a transpose: the work-items of a warp write one column o of
 // KWG / VWK rows VWK apart, which share a bank when {{ R }} is a multiple of the bank count (4-way
 // conflicts for KWG = 16, VWK = 4 on NVIDIA's 32 banks). XOR-ing o with a multiple of VW{{ dim }} that
 // steps with k / VWK spreads them over the banks; every aligned vector of VW{{ dim }} elements of a row
 // stays whole and aligned, and the column stays inside the row ({{ R }} and VW{{ dim }} are powers of two).
-// Only with SWZ = 1; else the column is o.
-{% if SWZ == 1 %}#define SWIZZLE_GRAIN_{{ name }} (VW{{ dim }} * (KWG / VWK) >= 32 ? VW{{ dim }} : 32 / (KWG / VWK))
+#define SWIZZLE_GRAIN_{{ name }} (VW{{ dim }} * (KWG / VWK) >= 32 ? VW{{ dim }} : 32 / (KWG / VWK))
 #define SWIZZLE_{{ name }}(k) ((((k) / VWK) * SWIZZLE_GRAIN_{{ name }}) & ({{ R }} - VW{{ dim }}))
 {% endif %}// Loads this work-item's share of the {{ R }} x KWG slice of operand {{ name }} at outer index o0 and depth
 // k0 into registers r, zero-filling what lies outside `outer` x K (K: the end of this work-group's K range).
@@ -80,8 +79,8 @@ inline void load_{{ name }}(real* r, const __global real* X, const int ld, const
     }
 }
 
-// Stores what load_{{ name }} put in registers r into the slice lm[kk * {{ R }} + o] (the column
-// swizzled when the operand is contiguous along K).
+// Stores what load_{{ name }} put in registers r into the slice lm[kk * {{ R }} + o]{% if SWZ == 1 %} (the column
+// swizzled when the operand is contiguous along K){% endif %}.
 inline void store_{{ name }}(__local real* lm, const real* r, const int along_outer, const int tid) {
     if (along_outer) {
         const int to = tid % {{ DIMO }};

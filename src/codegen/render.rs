@@ -102,6 +102,7 @@ mod tests {
                 ("VWK", 2),
                 ("DB", db),
                 ("KSPLIT", ksplit),
+                ("SWZ", 0),
             ],
         )
     }
@@ -130,6 +131,11 @@ mod tests {
         let split = render(&xgemm(1, 1, 0, 4)).unwrap();
         assert!(split.contains("atomic_add_real(C"));
         assert!(split.contains("__kernel void scale_c"));
+        assert!(!split.contains("SWIZZLE"), "SWZ = 0 renders the kernel without the swizzle");
+        let mut swizzled = xgemm(1, 1, 0, 1);
+        swizzled.params.insert("SWZ".into(), 1);
+        let swizzled = render(&swizzled).unwrap();
+        assert!(swizzled.contains("^ SWIZZLE_a(k)") && swizzled.contains("^ b_swizzle"));
     }
 
     #[test]

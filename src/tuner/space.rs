@@ -79,33 +79,104 @@ impl Space {
     }
 
     /// Every variant of the space that satisfies its family's constraints and fits the limits,
-    /// in a stable order (families by name, then parameter values in order).
-    pub fn variants(&self, limits: &Limits) -> Vec<Variant> {
-        let mut out = Vec::new();
+    /// in a stable order (families by name, then parameter values in order, the last parameter
+    /// fastest). Stored compactly: a general space holds millions of valid variants.
+    pub fn variants(&self, limits: &Limits) -> Candidates {
+        let mut blocks = Vec::new();
         for (name, params) in &self.families {
             let Some(family) = family_named(name) else { continue };
-            let names: Vec<&str> = family.params().iter().map(|s| s.name).collect();
-            let lists: Vec<&Vec<u32>> = names.iter().map(|n| &params[*n]).collect();
-            let mut index = vec![0usize; names.len()];
+            let names: Vec<&'static str> = family.params().iter().map(|s| s.name).collect();
+            let lists: Vec<Vec<u32>> = names.iter().map(|n| params[*n].clone()).collect();
+            let mut index = vec![0u8; names.len()];
+            // One variant, changed in place as the index advances (no allocation per candidate).
+            let mut variant =
+                Variant::new(family, &names.iter().zip(&lists).map(|(n, l)| (*n, l[0])).collect::<Vec<_>>());
+            let mut indices = Vec::new();
             'product: loop {
-                let variant = Variant {
-                    family,
-                    params: names.iter().zip(&index).zip(&lists).map(|((n, &i), l)| (n.to_string(), l[i])).collect(),
-                };
                 if variant.validate().is_ok() && fits(&variant, limits) {
-                    out.push(variant);
+                    indices.extend_from_slice(&index);
                 }
                 for d in (0..index.len()).rev() {
                     index[d] += 1;
-                    if index[d] < lists[d].len() {
+                    let wrapped = usize::from(index[d]) == lists[d].len();
+                    if wrapped {
+                        index[d] = 0;
+                    }
+                    *variant.params.get_mut(names[d]).expect("every parameter is set") =
+                        lists[d][usize::from(index[d])];
+                    if !wrapped {
                         continue 'product;
                     }
-                    index[d] = 0;
                 }
                 break;
             }
+            blocks.push(Block { family, names, lists, indices });
         }
-        out
+        Candidates { blocks }
+    }
+}
+
+/// The valid variants of a space on a device ([`Space::variants`]): per family, each variant as
+/// the indices of its parameter values in the space's lists (one byte each).
+#[derive(Clone, Debug, Default)]
+pub struct Candidates {
+    blocks: Vec<Block>,
+}
+
+#[derive(Clone, Debug)]
+struct Block {
+    family: Family,
+    names: Vec<&'static str>,
+    lists: Vec<Vec<u32>>,
+    /// `names.len()` indices per variant, variant after variant.
+    indices: Vec<u8>,
+}
+
+impl Block {
+    fn len(&self) -> usize {
+        self.indices.len() / self.names.len().max(1)
+    }
+}
+
+impl Candidates {
+    /// The number of variants.
+    pub fn len(&self) -> usize {
+        self.blocks.iter().map(Block::len).sum()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The block holding variant `i`, and `i` within it.
+    fn locate(&self, mut i: usize) -> (&Block, usize) {
+        for block in &self.blocks {
+            if i < block.len() {
+                return (block, i);
+            }
+            i -= block.len();
+        }
+        panic!("candidate index out of range")
+    }
+
+    /// The family of variant `i` (below [`Candidates::len`]).
+    pub fn family(&self, i: usize) -> Family {
+        self.locate(i).0.family
+    }
+
+    /// Variant `i` (below [`Candidates::len`]).
+    pub fn get(&self, i: usize) -> Variant {
+        let (block, j) = self.locate(i);
+        let width = block.names.len();
+        let index = &block.indices[j * width..(j + 1) * width];
+        let params = block.names.iter().zip(&block.lists).zip(index).map(|((n, l), &k)| (*n, l[usize::from(k)]));
+        Variant::new(block.family, &params.collect::<Vec<_>>())
+    }
+
+    /// Every variant, in order.
+    pub fn iter(&self) -> impl Iterator<Item = Variant> + '_ {
+        (0..self.len()).map(|i| self.get(i))
     }
 }
 
@@ -121,20 +192,20 @@ fn family_named(name: &str) -> Option<Family> {
 
 /// A deterministic sample of at most `count` variants (all of them if fewer), keeping each family's
 /// share of the space, in the input order. The same seed and space give the same sample.
-pub fn sample(variants: &[Variant], count: usize, seed: u64) -> Vec<Variant> {
+pub fn sample(variants: &Candidates, count: usize, seed: u64) -> Vec<Variant> {
     if count >= variants.len() {
-        return variants.to_vec();
+        return variants.iter().collect();
     }
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
     let mut chosen: Vec<usize> = Vec::new();
     for family in Family::ALL {
-        let members: Vec<usize> = (0..variants.len()).filter(|&i| variants[i].family == family).collect();
+        let members: Vec<usize> = (0..variants.len()).filter(|&i| variants.family(i) == family).collect();
         let share = (members.len() * count).div_ceil(variants.len()).min(members.len());
         chosen.extend(members.choose_multiple(&mut rng, share));
     }
     chosen.sort_unstable();
     chosen.truncate(count);
-    chosen.into_iter().map(|i| variants[i].clone()).collect()
+    chosen.into_iter().map(|i| variants.get(i)).collect()
 }
 
 #[cfg(test)]
@@ -153,10 +224,44 @@ mod tests {
         let space = Space::load(&space_file()).unwrap();
         let all = space.variants(&GPU);
         assert!(all.len() > 100, "{}", all.len());
-        assert!(all.iter().all(|v| v.validate().is_ok() && fits(v, &GPU)));
+        // Every 997th: building all of them would take long.
+        assert!((0..all.len()).step_by(997).map(|i| all.get(i)).all(|v| v.validate().is_ok() && fits(&v, &GPU)));
         let small = space.variants(&TINY);
         assert!(small.len() < all.len());
         assert!(small.iter().all(|v| v.work_group_size() <= 64 && v.local_mem_bytes(4) <= 4096));
+    }
+
+    #[test]
+    fn compact_enumeration_is_the_filtered_product_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("space.json");
+        let xgemm = r#""MWG": [16, 32, 64], "NWG": [32], "KWG": [16], "MDIMC": [8, 16], "NDIMC": [8], "MDIMA": [8],
+            "NDIMB": [8], "KWI": [2], "VWM": [1, 2, 8], "VWN": [1], "STRM": [0, 1], "STRN": [0], "SA": [1], "SB": [1],
+            "DB": [0, 1]"#;
+        let text = format!(
+            r#"{{"families": {{"xgemm": {{{xgemm}}}, "direct": {{"WPTM": [1, 4], "WPTN": [1], "NDIMD": [8, 64], "KDIMD": [8, 256]}}}}}}"#
+        );
+        std::fs::write(&path, text).unwrap();
+        let space = Space::load(&path).unwrap();
+        // The naive product, last parameter fastest, families by name.
+        let mut naive = Vec::new();
+        for (name, params) in &space.families {
+            let family = family_named(name).unwrap();
+            let mut combos: Vec<Vec<(&str, u32)>> = vec![vec![]];
+            for spec in family.params() {
+                combos = combos
+                    .into_iter()
+                    .flat_map(|c| params[spec.name].iter().map(move |&v| [c.clone(), vec![(spec.name, v)]].concat()))
+                    .collect();
+            }
+            naive.extend(
+                combos.iter().map(|c| Variant::new(family, c)).filter(|v| v.validate().is_ok() && fits(v, &GPU)),
+            );
+        }
+        let compact = space.variants(&GPU);
+        assert!(naive.len() > 8 && naive.len() < 80, "some, not all, of the 80 combinations: {}", naive.len());
+        assert_eq!(compact.iter().collect::<Vec<_>>(), naive);
+        assert_eq!(compact.family(0), Family::Direct);
     }
 
     #[test]

@@ -459,7 +459,7 @@ fn run_sweep(args: &SweepArgs) -> Result<()> {
     let all = space.variants(&limits);
     let mut variants = match args.sample {
         Some(n) => sample(&all, n, args.seed),
-        None => all.clone(),
+        None => all.iter().collect(),
     };
     let shipped = fewfit::VariantId::ALL.into_iter().filter(|_| !args.no_shipped).map(fewfit::VariantId::variant);
     // Each dataset is judged on its own: runs of different kernel code disagree (`merge` refuses
