@@ -61,6 +61,12 @@ impl Space {
                         reason: format!("families.{name}.{}: no values", spec.name),
                     });
                 }
+                if let Some(v) = values.iter().enumerate().find_map(|(i, v)| values[..i].contains(v).then_some(v)) {
+                    return Err(Error::Parse {
+                        path: path.into(),
+                        reason: format!("families.{name}.{}: {v} appears twice", spec.name),
+                    });
+                }
                 if let Some(v) = values.iter().find(|v| !spec.allowed.contains(v)) {
                     return Err(Error::Parse {
                         path: path.into(),
@@ -285,5 +291,12 @@ mod tests {
         assert!(err.contains("families.direct.KDIMD: missing"), "{err}");
         std::fs::write(&path, r#"{"families": {"nope": {}}}"#).unwrap();
         assert!(Space::load(&path).unwrap_err().to_string().contains("unknown family"));
+        std::fs::write(
+            &path,
+            r#"{"families": {"direct": {"WPTM": [1, 2, 1], "WPTN": [1], "NDIMD": [32], "KDIMD": [8]}}}"#,
+        )
+        .unwrap();
+        let err = Space::load(&path).unwrap_err().to_string();
+        assert!(err.contains("families.direct.WPTM: 1 appears twice"), "{err}");
     }
 }

@@ -362,17 +362,14 @@ fn targets(matrix: &Matrix, rows: &[usize], selected: &[usize], label: usize, la
     let Labels::Soft { cap } = labels else {
         return vec![(label, 1.0)];
     };
+    let oracles: Vec<f64> =
+        rows.iter().map(|&r| matrix.time[r].iter().copied().fold(f64::INFINITY, f64::min)).collect();
     let gains: Vec<(usize, f64)> = selected
         .iter()
         .map(|&v| {
-            let capped = rows
-                .iter()
-                .map(|&r| {
-                    let oracle = matrix.time[r].iter().copied().fold(f64::INFINITY, f64::min);
-                    (matrix.time[r][v] / oracle).min(cap).ln()
-                })
-                .sum::<f64>()
-                / rows.len() as f64;
+            let capped =
+                rows.iter().zip(&oracles).map(|(&r, oracle)| (matrix.time[r][v] / oracle).min(cap).ln()).sum::<f64>()
+                    / rows.len() as f64;
             (v, cap.ln() - capped)
         })
         .filter(|&(_, gain)| gain > 0.0)

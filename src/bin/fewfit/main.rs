@@ -515,11 +515,7 @@ fn run_sweep(args: &SweepArgs) -> Result<()> {
         repeats: args.repeats.max(1),
         budget: args.budget_secs.map(Duration::from_secs),
         progress: !args.quiet,
-        measured_elsewhere: if args.skip_measured.is_empty() {
-            Default::default()
-        } else {
-            Dataset::load(&args.skip_measured)?.0.records.iter().map(|r| r.key()).collect()
-        },
+        measured_elsewhere: Dataset::load(&args.skip_measured)?.0.records.iter().map(|r| r.key()).collect(),
         ..Plan::default()
     };
     let summary = if args.precision == "f64" {
