@@ -13,11 +13,7 @@ cd "$(dirname "$0")/../.."
 shapes="${1:-variants/shapes/bench.txt}"; shift || true
 out="${OUT:-/tmp/peers-out}"; mkdir -p "$out"
 device="${DEVICE:-gpu}"
-date -u
-if [ "$device" = gpu ]; then
-  echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
-  nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-fi
+if [ "$device" = gpu ]; then source scripts/device/nvidia.sh; else date -u; fi
 deb=$(ls .device/libclblast1_*.deb 2>/dev/null | head -1)
 if [ -n "$deb" ]; then
   rm -rf /tmp/clblast && dpkg -x "$deb" /tmp/clblast

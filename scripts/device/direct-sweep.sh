@@ -11,8 +11,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 decode_secs="$1" pool_secs="$2"
-echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
-date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+source scripts/device/nvidia.sh
 out="${OUT:-/tmp}"
 for name in h200-v3-decode-f32 h200-v3-skinny-f32 h200-v3-skinny-unseen-f32; do
   [ -f ".device/$name.jsonl" ] && cp ".device/$name.jsonl" "$out/$name.jsonl"

@@ -13,8 +13,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out="${OUT:-/tmp/gap-out}"; mkdir -p "$out" /tmp/gap
-echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
-date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+source scripts/device/nvidia.sh
 fewfit=.device/fewfit; [ -x "$fewfit" ] || fewfit=target/release/fewfit
 # Resume from datasets carried back in .device/.
 for f in h200-v4-mid-f32.jsonl h200-v4-xgemm-f32.jsonl; do [ -f ".device/$f" ] && cp ".device/$f" "$out/$f"; done

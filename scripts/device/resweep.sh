@@ -12,8 +12,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 large_secs="$1" decode_secs="$2" pool_secs="$3"
-echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
-date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+source scripts/device/nvidia.sh
 out="${OUT:-/tmp}"
 for name in large decode h200-v2-f32 h200-v2-unseen-f32; do
   [ -f ".device/$name.jsonl" ] && cp ".device/$name.jsonl" "$out/$name.jsonl"

@@ -3,8 +3,8 @@
 # the GPU, and time cuBLAS on the same shapes. Binaries are built on the dev machine into .device/
 # by scripts/device/build.sh and carried there.
 set -uo pipefail
-echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+cd "$(dirname "$0")/../.."
+source scripts/device/nvidia.sh
 export FEWFIT_DEVICE=gpu FEWFIT_CACHE_DIR=/tmp/fewfit-cache FEWFIT_TEST_DEVICE=require
 for t in .device/tests/*; do echo "== $t"; "$t" --test-threads=4 2>&1 | grep -E "^test |test result|panicked|failed" ; done
 echo "== main job (cold cache)"; .device/ml_shapes

@@ -20,8 +20,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 sample="${1:-572}" budget="${2:-330}"
 mkdir -p /etc/OpenCL/vendors
-echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
-date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+source scripts/device/nvidia.sh
 out="${OUT:-/tmp}/${NAME:-h200-large}-f32.jsonl"
 shapes="${SHAPES:-variants/shapes/gpu-large.txt}" space="${SPACE:-variants/space-gpu-large.json}"
 .device/fewfit devices

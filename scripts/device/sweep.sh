@@ -8,8 +8,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 name="$1" shapes="$2" sample="$3" budget="$4"; shift 4
-echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
-date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+source scripts/device/nvidia.sh
 out="${OUT:-/tmp}/$name.jsonl"
 [ -f ".device/$name.jsonl" ] && cp ".device/$name.jsonl" "$out"
 .device/fewfit devices

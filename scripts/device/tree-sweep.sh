@@ -7,8 +7,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out="${OUT:-/tmp/tree-out}"; mkdir -p "$out" /tmp/tree
-echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
-date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+source scripts/device/nvidia.sh
 fewfit=.device/fewfit; [ -x "$fewfit" ] || fewfit=target/release/fewfit
 [ -f .device/h200-v4-trees-f32.jsonl ] && cp .device/h200-v4-trees-f32.jsonl "$out/"
 python3 scripts/set_records.py variants/selected.json /tmp/tree/set.jsonl.gz \

@@ -511,11 +511,17 @@ fn run_sweep(args: &SweepArgs) -> Result<()> {
         shard.index,
         shard.count
     );
+    // Only their keys count, so each file loads alone: files that disagree with each other (runs of
+    // one pair on different days) may all be skipped.
+    let mut measured_elsewhere = std::collections::HashSet::new();
+    for path in &args.skip_measured {
+        measured_elsewhere.extend(Dataset::load(std::slice::from_ref(path))?.0.records.iter().map(|r| r.key()));
+    }
     let plan = Plan {
         repeats: args.repeats.max(1),
         budget: args.budget_secs.map(Duration::from_secs),
         progress: !args.quiet,
-        measured_elsewhere: Dataset::load(&args.skip_measured)?.0.records.iter().map(|r| r.key()).collect(),
+        measured_elsewhere,
         ..Plan::default()
     };
     let summary = if args.precision == "f64" {
