@@ -163,14 +163,6 @@ const CASES: &[Case] = &[
         false,
     ),
     (
-        "direct decode NN 8x4096x4096 VWD4 UKD4 VAD",
-        Family::Direct,
-        DIRECT8_NARROW,
-        &[("VWD", 4), ("UKD", 4), ("VAD", 1)],
-        [8, 4096, 4096],
-        false,
-    ),
-    (
         "direct decode NN 1x4096x4096 VWD4 UKD4",
         Family::Direct,
         DIRECT_NARROW,
@@ -178,10 +170,6 @@ const CASES: &[Case] = &[
         [1, 4096, 4096],
         false,
     ),
-    ("direct decode NN 8x4096x4096 set", Family::Direct, DIRECT_SET16, &[], [8, 4096, 4096], false),
-    ("direct decode NN 8x4096x4096 set VAD", Family::Direct, DIRECT_SET16, &[("VAD", 1)], [8, 4096, 4096], false),
-    ("direct decode NN 16x4096x4096 set", Family::Direct, DIRECT_SET16, &[], [16, 4096, 4096], false),
-    ("direct decode NN 16x4096x4096 set VAD", Family::Direct, DIRECT_SET16, &[("VAD", 1)], [16, 4096, 4096], false),
 ];
 
 /// The CPU kernel: 32 x 8 blocks of C in 16 vectors of 16 lanes, 8 blocks per work-group.
@@ -192,8 +180,6 @@ const DIRECT: &[(&str, u32)] = &[("WPTM", 1), ("WPTN", 2), ("NDIMD", 64), ("KDIM
 const DIRECT_NARROW: &[(&str, u32)] = &[("WPTM", 1), ("WPTN", 1), ("NDIMD", 4), ("KDIMD", 64)];
 /// The shipped direct kernel for M up to 16.
 const DIRECT8: &[(&str, u32)] = &[("WPTM", 4), ("WPTN", 1), ("NDIMD", 32), ("KDIMD", 8)];
-/// The shipped (2026-11-24) direct variant for 8-16 tokens: 4 rows, 16 x 32 work-items, 4 k's per step.
-const DIRECT_SET16: &[(&str, u32)] = &[("WPTM", 4), ("WPTN", 1), ("NDIMD", 16), ("KDIMD", 32), ("VWD", 4), ("UKD", 4)];
 /// Decode of 8 tokens with vectors: all 8 rows per work-group, so B is read once.
 const DIRECT8_NARROW: &[(&str, u32)] = &[("WPTM", 8), ("WPTN", 1), ("NDIMD", 4), ("KDIMD", 64)];
 

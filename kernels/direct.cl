@@ -19,7 +19,6 @@
 #define ALIGNED(X, ld, w) ((((size_t)(X)) % ((w) * sizeof(real)) == 0) && ((ld) % (w) == 0))
 
 {{ macros::vector_helpers(dim="D", w=VWD) }}
-{% if VAD == 1 %}{{ macros::vector_helpers(dim="U", w=UKD) }}{% endif %}
 // x[0..VWD) into r[b..b + VWD), zero past `count` elements; one vector load when all are inside.
 #define LOADD(r, b, x, count, aligned) \
     if ((count) >= VWD) { const realD v_ = GLOADD((x), (aligned)); UNPACKD(r, (b), v_) } \
@@ -36,8 +35,7 @@ inline void direct_body(const int M, const int N, const int K, const real alpha,
     const int n0 = get_group_id(1) * (NDIMD * CPW);
     const bool a_aligned = ALIGNED(A, lda, VWD);
     const bool b_aligned = ALIGNED(B, ldb, VWD);
-{% if VAD == 1 %}    const bool a_aligned_u = ALIGNED(A, lda, UKD);
-{% endif %}
+
     real acc[WPTM][CPW];
     #pragma unroll
     for (int wm = 0; wm < WPTM; wm++) {
@@ -62,25 +60,7 @@ inline void direct_body(const int M, const int N, const int K, const real alpha,
                     LOADD(b[u], wn * VWD, B + j0 + (p0 + u) * ldb, k_valid ? N - j0 : 0, b_aligned)
                 }
             }
-{% if VAD == 1 %}            // A contiguous along K, aligned, and the step wholly inside: each row's UKD k's in one
-            // vector load (fewer load instructions than UKD scalar ones), no per-element bounds.
-            if (!a_along_m && a_aligned_u && rows_inside && k_inside) {
-                #pragma unroll
-                for (int wm = 0; wm < WPTM; wm++) {
-                    real a[UKD];
-                    const realU v_ = *(const __global realU*)(A + p0 + (m0 + wm) * lda);
-                    UNPACKU(a, 0, v_)
-                    #pragma unroll
-                    for (int u = 0; u < UKD; u++) {
-                        #pragma unroll
-                        for (int c = 0; c < CPW; c++) {
-                            acc[wm][c] = fma(a[u], b[u][c], acc[wm][c]);
-                        }
-                    }
-                }
-                continue;
-            }
-{% endif %}            #pragma unroll
+            #pragma unroll
             for (int wm = 0; wm < WPTM; wm++) {
                 const int i = m0 + wm;
                 const bool row_valid = rows_inside || i < M;

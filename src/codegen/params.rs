@@ -53,7 +53,7 @@ impl Family {
     pub fn neutral_defaults(self) -> &'static [(&'static str, u32)] {
         match self {
             Family::Xgemm => &[("VWK", 1), ("DB", 0), ("KSPLIT", 1), ("SWZ", 0)],
-            Family::Direct => &[("VWD", 1), ("UKD", 1), ("VAD", 0)],
+            Family::Direct => &[("VWD", 1), ("UKD", 1)],
             Family::Panel => &[],
         }
     }
@@ -218,18 +218,12 @@ const DIRECT_PARAMS: &[ParamSpec] = &[
         meaning: "adjacent k's per work-item step when B is contiguous along N (loads of B in flight)",
         allowed: POW2_1_8,
     },
-    ParamSpec {
-        name: "VAD",
-        meaning: "1: load A's UKD adjacent k's as one vector when B is contiguous along N and A along K",
-        allowed: BOOL,
-    },
 ];
 
 const DIRECT_CONSTRAINTS: &[Constraint] = &[
     Constraint { name: "NDIMD*KDIMD <= 1024", holds: |p| p("NDIMD") * p("KDIMD") <= 1024 },
     Constraint { name: "WPTM*WPTN*VWD <= 64", holds: |p| p("WPTM") * p("WPTN") * p("VWD") <= 64 },
     Constraint { name: "UKD*WPTN*VWD <= 32", holds: |p| p("UKD") * p("WPTN") * p("VWD") <= 32 },
-    Constraint { name: "VAD == 0 || UKD > 1", holds: |p| p("VAD") == 0 || p("UKD") > 1 },
     Constraint {
         name: "WPTM*WPTN*VWD*NDIMD*KDIMD*4 <= 49152",
         holds: |p| p("WPTM") * p("WPTN") * p("VWD") * p("NDIMD") * p("KDIMD") * 4 <= LOCAL_MEM_TARGET,
