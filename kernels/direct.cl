@@ -11,7 +11,9 @@
 // the small side.
 #define WGS (NDIMD * KDIMD)
 #define CPW (WPTN * VWD)
-#define OUTS (WPTM * CPW)
+// Rows of C reduced per round: all WPTM at once, or one at a time (RBR = 1), which needs WPTM times
+// less local memory and so allows more work-items for many rows.
+#define RROWS {% if RBR == 1 %}1{% else %}WPTM{% endif %}
 // The column (within the work-group's tile) of a work-item's c-th column: WPTN vectors of VWD
 // adjacent columns, NDIMD * VWD apart.
 #define COLD(nd, c) (((nd) + ((c) / VWD) * NDIMD) * VWD + (c) % VWD)
@@ -109,31 +111,36 @@ inline void direct_body(const int M, const int N, const int K, const real alpha,
         }
     }
 
+    // The work-group adds up the KDIMD partial sums of each output in local memory, RROWS rows of C
+    // per round: work-item o of the group finishes output o of the round's rows.
     #pragma unroll
-    for (int wm = 0; wm < WPTM; wm++) {
+    for (int r0 = 0; r0 < WPTM; r0 += RROWS) {
         #pragma unroll
-        for (int c = 0; c < CPW; c++) {
-            partial[(wm * CPW + c) * WGS + tid] = acc[wm][c];
+        for (int wr = 0; wr < RROWS; wr++) {
+            #pragma unroll
+            for (int c = 0; c < CPW; c++) {
+                partial[(wr * CPW + c) * WGS + tid] = acc[r0 + wr][c];
+            }
         }
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-
-    // Work-item o of the group finishes output o: the sum over the KDIMD partials of that output.
-    for (int o = tid; o < OUTS * NDIMD; o += WGS) {
-        const int w = o / NDIMD;
-        const int ndo = o % NDIMD;
-        const int wm = w / CPW;
-        const int c = w % CPW;
-        real sum = ZERO;
-        for (int k2 = 0; k2 < KDIMD; k2++) {
-            const int t = b_along_n ? ndo + k2 * NDIMD : k2 + ndo * KDIMD;
-            sum += partial[w * WGS + t];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int o = tid; o < RROWS * CPW * NDIMD; o += WGS) {
+            const int w = o / NDIMD;
+            const int ndo = o % NDIMD;
+            const int c = w % CPW;
+            real sum = ZERO;
+            for (int k2 = 0; k2 < KDIMD; k2++) {
+                const int t = b_along_n ? ndo + k2 * NDIMD : k2 + ndo * KDIMD;
+                sum += partial[w * WGS + t];
+            }
+            const int i = m0 + r0 + w / CPW;
+            const int j = n0 + COLD(ndo, c);
+            if (i < M && j < N) {
+                __global real* cp = C + i * c_rs + j * c_cs;
+                *cp = (beta == ZERO) ? alpha * sum : fma(alpha, sum, beta * *cp);
+            }
         }
-        const int i = m0 + wm;
-        const int j = n0 + COLD(ndo, c);
-        if (i < M && j < N) {
-            __global real* cp = C + i * c_rs + j * c_cs;
-            *cp = (beta == ZERO) ? alpha * sum : fma(alpha, sum, beta * *cp);
+        if (r0 + RROWS < WPTM) {
+            barrier(CLK_LOCAL_MEM_FENCE); // the next round overwrites `partial`
         }
     }
 }
@@ -148,7 +155,7 @@ void direct_a{{ a }}_b{{ b }}(const int M, const int N, const int K, const real 
                     __global real* C, const int c_off, const int c_rs, const int c_cs,
                     const int a_bs, const int b_bs, const int c_bs) {
     const int batch = get_global_id(2);
-    __local real partial[OUTS * WGS];
+    __local real partial[RROWS * CPW * WGS];
     direct_body(M, N, K, alpha, beta, A + a_off + batch * a_bs, lda, {{ a == "m" }}, B + b_off + batch * b_bs, ldb,
                 {{ b == "n" }}, C + c_off + batch * c_bs, c_rs, c_cs, partial);
 }

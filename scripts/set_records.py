@@ -10,7 +10,7 @@ import json
 import sys
 
 # src/codegen/params.rs, Family::neutral_defaults
-NEUTRAL = {'xgemm': {'VWK': 1, 'DB': 0, 'KSPLIT': 1, 'SWZ': 0}, 'direct': {'VWD': 1, 'UKD': 1}, 'panel': {}}
+NEUTRAL = {'xgemm': {'VWK': 1, 'DB': 0, 'KSPLIT': 1, 'SWZ': 0}, 'direct': {'VWD': 1, 'UKD': 1, 'RBR': 0}, 'panel': {}}
 
 
 def key(kernel, params):

@@ -64,8 +64,15 @@ fn xgemm(extra: &[(&str, u32)]) -> Variant {
 fn direct(wptm: u32, wptn: u32, ndimd: u32, kdimd: u32, vwd: u32, ukd: u32) -> Variant {
     Variant::new(
         Family::Direct,
-        &[("WPTM", wptm), ("WPTN", wptn), ("NDIMD", ndimd), ("KDIMD", kdimd), ("VWD", vwd), ("UKD", ukd)],
+        &[("WPTM", wptm), ("WPTN", wptn), ("NDIMD", ndimd), ("KDIMD", kdimd), ("VWD", vwd), ("UKD", ukd), ("RBR", 0)],
     )
+}
+
+/// A direct variant that reduces its partial sums one row of C at a time (RBR = 1).
+fn direct_by_rows(wptm: u32, wptn: u32, ndimd: u32, kdimd: u32, vwd: u32, ukd: u32) -> Variant {
+    let mut v = direct(wptm, wptn, ndimd, kdimd, vwd, ukd);
+    v.params.insert("RBR".into(), 1);
+    v
 }
 
 /// The variants under test: every new mechanism alone and combined.
@@ -86,6 +93,8 @@ fn variants() -> Vec<Variant> {
         direct(4, 1, 2, 32, 8, 1),
         direct(8, 1, 4, 16, 4, 4),
         direct(2, 2, 4, 8, 1, 8),
+        direct_by_rows(8, 1, 4, 16, 4, 4),
+        direct_by_rows(4, 2, 2, 8, 2, 2),
         panel(16, 2, 8, 1, 4, 32),
         panel(8, 3, 6, 2, 2, 4096),
         panel(4, 1, 1, 1, 1, 64),

@@ -53,7 +53,7 @@ impl Family {
     pub fn neutral_defaults(self) -> &'static [(&'static str, u32)] {
         match self {
             Family::Xgemm => &[("VWK", 1), ("DB", 0), ("KSPLIT", 1), ("SWZ", 0)],
-            Family::Direct => &[("VWD", 1), ("UKD", 1)],
+            Family::Direct => &[("VWD", 1), ("UKD", 1), ("RBR", 0)],
             Family::Panel => &[],
         }
     }
@@ -218,17 +218,32 @@ const DIRECT_PARAMS: &[ParamSpec] = &[
         meaning: "adjacent k's per work-item step when B is contiguous along N (loads of B in flight)",
         allowed: POW2_1_8,
     },
+    ParamSpec {
+        name: "RBR",
+        meaning: "1: reduce the partial sums one row of C at a time (local memory for one row, not WPTM)",
+        allowed: BOOL,
+    },
 ];
 
 const DIRECT_CONSTRAINTS: &[Constraint] = &[
     Constraint { name: "NDIMD*KDIMD <= 1024", holds: |p| p("NDIMD") * p("KDIMD") <= 1024 },
     Constraint { name: "WPTM*WPTN*VWD <= 64", holds: |p| p("WPTM") * p("WPTN") * p("VWD") <= 64 },
     Constraint { name: "UKD*WPTN*VWD <= 32", holds: |p| p("UKD") * p("WPTN") * p("VWD") <= 32 },
+    Constraint { name: "RBR == 0 || WPTM > 1", holds: |p| p("RBR") == 0 || p("WPTM") > 1 },
     Constraint {
-        name: "WPTM*WPTN*VWD*NDIMD*KDIMD*4 <= 49152",
-        holds: |p| p("WPTM") * p("WPTN") * p("VWD") * p("NDIMD") * p("KDIMD") * 4 <= LOCAL_MEM_TARGET,
+        name: "(RBR ? 1 : WPTM)*WPTN*VWD*NDIMD*KDIMD*4 <= 49152",
+        holds: |p| direct_reduced_rows(p) * p("WPTN") * p("VWD") * p("NDIMD") * p("KDIMD") * 4 <= LOCAL_MEM_TARGET,
     },
 ];
+
+/// Rows of C the direct kernel reduces per round in local memory: WPTM, or 1 with RBR = 1.
+fn direct_reduced_rows(p: ParamLookup<'_>) -> u32 {
+    if p("RBR") == 1 {
+        1
+    } else {
+        p("WPTM")
+    }
+}
 
 const PANEL_PARAMS: &[ParamSpec] = &[
     ParamSpec {
@@ -346,7 +361,9 @@ impl Variant {
         let p = |n: &str| self.get(n) as usize;
         let elems = match self.family {
             Family::Xgemm => (p("DB") + 1) * (p("SA") * p("KWG") * p("MWG") + p("SB") * p("KWG") * p("NWG")),
-            Family::Direct => p("NDIMD") * p("KDIMD") * p("WPTM") * p("WPTN") * p("VWD"),
+            Family::Direct => {
+                p("NDIMD") * p("KDIMD") * direct_reduced_rows(&|n| self.get(n)) as usize * p("WPTN") * p("VWD")
+            }
             Family::Panel => 0,
         };
         elems * elem_bytes
@@ -488,11 +505,19 @@ mod tests {
         assert_eq!(v.validate().unwrap_err().field, "(MWG*KWG) % (MDIMC*NDIMC*VWK) == 0");
         let mut d = Variant::new(
             Family::Direct,
-            &[("WPTM", 1), ("WPTN", 2), ("NDIMD", 4), ("KDIMD", 64), ("VWD", 4), ("UKD", 4)],
+            &[("WPTM", 1), ("WPTN", 2), ("NDIMD", 4), ("KDIMD", 64), ("VWD", 4), ("UKD", 4), ("RBR", 0)],
         );
         assert_eq!(d.validate(), Ok(()));
         assert_eq!(d.geometry().tile, [1, 32]);
         assert_eq!(d.local_mem_bytes(4), 2 * 4 * 256 * 4);
+        d.params.insert("RBR".into(), 1);
+        assert_eq!(d.validate().unwrap_err().field, "RBR == 0 || WPTM > 1", "one row has one round anyway");
+        // 8 rows reduced at once need 8 * 8 * 1024 * 4 bytes, over the limit; one at a time, an eighth.
+        d.params.extend([("WPTM".to_string(), 8), ("KDIMD".to_string(), 256), ("RBR".to_string(), 0)]);
+        assert_eq!(d.validate().unwrap_err().field, "(RBR ? 1 : WPTM)*WPTN*VWD*NDIMD*KDIMD*4 <= 49152");
+        d.params.insert("RBR".into(), 1);
+        assert_eq!(d.validate(), Ok(()));
+        assert_eq!(d.local_mem_bytes(4), 8 * 1024 * 4);
         d.params.insert("UKD".into(), 8);
         assert_eq!(d.validate().unwrap_err().field, "UKD*WPTN*VWD <= 32");
     }

@@ -140,10 +140,15 @@ mod tests {
 
     #[test]
     fn direct_and_helpers_render() {
-        let v = Variant::new(Family::Direct, &[("WPTM", 4), ("WPTN", 1), ("NDIMD", 32), ("KDIMD", 8), ("VWD", 4)]);
+        let v = Variant::new(Family::Direct, &[("WPTM", 4), ("WPTN", 1), ("NDIMD", 32), ("KDIMD", 8), ("VWD", 4)])
+            .with_neutral_defaults();
         let s = render(&v).unwrap();
         assert!(s.contains("direct_ak_bn"));
         assert!(s.contains("vload4"));
+        assert!(s.contains("#define RROWS WPTM"));
+        let mut by_rows = v.clone();
+        by_rows.params.insert("RBR".into(), 1);
+        assert!(render(&by_rows).unwrap().contains("#define RROWS 1"));
         assert!(render_helpers().unwrap().contains("scale_c"));
     }
 
