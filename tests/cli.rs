@@ -579,9 +579,18 @@ fn gap_filling_skips_pairs_measured_elsewhere_and_adds_parameter_copies() {
     let held: Vec<Value> = records(&data).into_iter().filter(|r| shape(r) == SHAPE_LIST[0]).collect();
     assert_eq!(held.len(), VARIANTS);
     write_records(&first, &held);
+    // A re-measurement of the same pairs that disagrees with it: only keys count, so both are skipped.
+    let again = dir.join("first-shape-again.jsonl");
+    let mut remeasured = held.clone();
+    for r in &mut remeasured {
+        let t = r["times"]["median_ms"].as_f64().unwrap();
+        r["times"]["median_ms"] = json!(t * 1.5);
+        r["times"]["min_ms"] = json!(t * 1.5);
+    }
+    write_records(&again, &remeasured);
     let out = dir.join("gaps.jsonl");
     let mut cmd = sweep(dir, &space, &shapes, &out, &["--sample", "0", "--also-with", "SWZ=1"]);
-    cmd.arg("--variants-from").arg(&data).arg("--skip-measured").arg(&first);
+    cmd.arg("--variants-from").arg(&data).arg("--skip-measured").arg(&first).arg(&again);
     let ran = ok(&mut cmd);
     // The three variants and an SWZ = 1 copy of each xgemm one (the direct family has no SWZ).
     let copies = 2;
