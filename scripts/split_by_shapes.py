@@ -9,14 +9,7 @@ import gzip
 import json
 import sys
 
-
-def read_shapes(path):
-    shapes = set()
-    for line in open(path):
-        fields = line.split('#')[0].split()
-        if len(fields) >= 3:
-            shapes.add(tuple(map(int, fields[:3])))
-    return shapes
+from shape_list import read_shapes
 
 
 def main():

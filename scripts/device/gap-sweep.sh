@@ -19,20 +19,11 @@ fewfit=.device/fewfit; [ -x "$fewfit" ] || fewfit=target/release/fewfit
 for f in h200-v4-mid-f32.jsonl h200-v4-xgemm-f32.jsonl; do [ -f ".device/$f" ] && cp ".device/$f" "$out/$f"; done
 known=(variants/data/h200-v2-f32.jsonl.gz variants/data/h200-v2-ml-f32.jsonl.gz variants/data/h200-v2-unseen-f32.jsonl.gz
        variants/data/h200-v3-skinny-f32.jsonl.gz variants/data/h200-v3-skinny-unseen-f32.jsonl.gz)
+lists=(variants/shapes/train.txt variants/shapes/train-ml.txt variants/shapes/unseen.txt)
+python3 scripts/shape_list.py /tmp/gap/mid.txt "${lists[@]}" --min-mn-above 128 --min-mn-at-most 320
+python3 scripts/shape_list.py /tmp/gap/all.txt "${lists[@]}"
 python3 - <<'EOF'
 import gzip, json
-def shapes(path):
-    out = []
-    for line in open(path):
-        f = line.split('#')[0].split()
-        if len(f) >= 3:
-            out.append(tuple(map(int, f[:3])))
-    return out
-every = sorted(set(shapes('variants/shapes/train.txt')) | set(shapes('variants/shapes/train-ml.txt'))
-               | set(shapes('variants/shapes/unseen.txt')))
-write = lambda path, ss: open(path, 'w').write(''.join(f'{m} {n} {k}\n' for m, n, k in ss))
-write('/tmp/gap/mid.txt', [s for s in every if 128 < min(s[0], s[1]) <= 320])
-write('/tmp/gap/all.txt', every)
 with gzip.open('variants/data/h200-v2-f32.jsonl.gz', 'rt') as src, gzip.open('/tmp/gap/h200-v2-xgemm.jsonl.gz', 'wt') as dst:
     for line in src:
         if json.loads(line)['variant']['kernel'] == 'xgemm':

@@ -13,19 +13,7 @@ source scripts/device/nvidia.sh
 out="${OUT:-/tmp/rbr-out}"; mkdir -p "$out" /tmp/rbr
 export FEWFIT_DEVICE=gpu FEWFIT_CACHE_DIR=/tmp/fewfit-cache
 for f in h200-v5-rbr-decode-f32.jsonl h200-v5-rbr-f32.jsonl; do [ -f ".device/$f" ] && cp ".device/$f" "$out/$f"; done
-python3 - <<'PY'
-def shapes(path):
-    out = []
-    for line in open(path):
-        f = line.split('#')[0].split()
-        if len(f) >= 3:
-            out.append(tuple(map(int, f[:3])))
-    return out
-every = set()
-for name in ['train', 'train-ml', 'unseen']:
-    every |= set(shapes(f'variants/shapes/{name}.txt'))
-open('/tmp/rbr/skinny.txt', 'w').write(''.join(f'{m} {n} {k}\n' for m, n, k in sorted(every) if min(m, n) <= 320))
-PY
+python3 scripts/shape_list.py /tmp/rbr/skinny.txt variants/shapes/{train,train-ml,unseen}.txt --min-mn-at-most 320
 wc -l /tmp/rbr/skinny.txt
 echo "== 1. mechanism tests"
 FEWFIT_TEST_DEVICE=require .device/tests/mechanisms --test-threads=2 2>&1 | grep -E "^test |test result|panicked"

@@ -1,0 +1,36 @@
+#!/usr/bin/env python3
+"""Writes the sorted union of shape lists (variants/shapes/*.txt: `M N K` per line, `#` comments),
+optionally only the shapes whose min(M, N) lies in (ABOVE, AT_MOST], one `M N K` per line: the
+shape lists of the focused GPU sweeps (scripts/device/*-sweep.sh).
+
+Usage: python3 scripts/shape_list.py OUT LIST... [--min-mn-above ABOVE] [--min-mn-at-most AT_MOST]
+"""
+import argparse
+
+
+def read_shapes(path):
+    """The set of (M, N, K) of a shape list."""
+    shapes = set()
+    for line in open(path):
+        fields = line.split('#')[0].split()
+        if len(fields) >= 3:
+            shapes.add(tuple(map(int, fields[:3])))
+    return shapes
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('out')
+    parser.add_argument('lists', nargs='+')
+    parser.add_argument('--min-mn-above', type=int, default=0)
+    parser.add_argument('--min-mn-at-most', type=int, default=None)
+    args = parser.parse_args()
+    shapes = set().union(*(read_shapes(path) for path in args.lists))
+    kept = [s for s in sorted(shapes)
+            if args.min_mn_above < min(s[0], s[1]) and (args.min_mn_at_most is None or min(s[0], s[1]) <= args.min_mn_at_most)]
+    with open(args.out, 'w') as out:
+        out.write(''.join(f'{m} {n} {k}\n' for m, n, k in kept))
+
+
+if __name__ == '__main__':
+    main()
