@@ -337,7 +337,8 @@ fn run_regenerate(mut args: RegenerateArgs) -> Result<()> {
         })?;
         args.data.push(out.clone());
     }
-    let matrix = load_matrix(&[args.data.clone(), args.train_only.clone()].concat())?;
+    let every_file = [args.data.clone(), args.train_only.clone()].concat();
+    let matrix = load_matrix(&every_file)?;
     let tree_only_rows = if args.train_only.is_empty() {
         Default::default()
     } else {
@@ -360,7 +361,7 @@ fn run_regenerate(mut args: RegenerateArgs) -> Result<()> {
             seed: args.seed,
         },
         test_fraction: args.test_fraction,
-        source: source(&[args.data.clone(), args.train_only.clone()].concat()),
+        source: source(&every_file),
         tree_only_rows,
         ..Default::default()
     };
