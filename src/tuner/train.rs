@@ -226,7 +226,7 @@ pub fn train(
         for fold in 0..n_folds {
             let fit: Vec<&Sample> = samples.iter().zip(&folds).filter(|(_, f)| **f != fold).map(|(s, _)| s).collect();
             let held: Vec<&Sample> = samples.iter().zip(&folds).filter(|(_, f)| **f == fold).map(|(s, _)| s).collect();
-            let tree = fit_tree(matrix, &fit, point, class)?;
+            let tree = fit_tree(matrix, &fit, point, class, selected)?;
             for s in held {
                 let pick = pick(matrix, &tree, &s.shape, selected);
                 for &row in &s.rows {
@@ -247,7 +247,7 @@ pub fn train(
     }
     let samples = samples_at(chosen.labels);
     let all: Vec<&Sample> = samples.iter().collect();
-    let mut tree = fit_tree(matrix, &all, &chosen, class)?;
+    let mut tree = fit_tree(matrix, &all, &chosen, class, selected)?;
     tree.comment = format!(
         "trained by `fewfit train` on {} shapes: max depth {}, min leaf {}, {:?} weights, {:?} labels; {}-fold CV geomean slowdown {:.4}",
         samples.len(),
@@ -394,10 +394,11 @@ fn fold_of(n: usize, folds: usize, seed: u64) -> Vec<usize> {
     fold
 }
 
-/// Fits linfa's tree on samples and converts it.
-fn fit_tree(matrix: &Matrix, samples: &[&Sample], point: &CvPoint, class: &str) -> Result<Tree> {
+/// Fits linfa's tree on samples and converts it (see [`convert`]).
+fn fit_tree(matrix: &Matrix, samples: &[&Sample], point: &CvPoint, class: &str, selected: &[usize]) -> Result<Tree> {
     let linfa_tree = fit_linfa(samples, point)?;
-    let root = simplify(convert(matrix, linfa_tree.root_node())?);
+    let leaf = Relabel { matrix, selected, weighting: point.weighting };
+    let root = simplify(convert(matrix, linfa_tree.root_node(), samples, &leaf)?);
     Ok(Tree { class: class.to_string(), comment: String::new(), root })
 }
 
@@ -431,9 +432,56 @@ fn fit_linfa(samples: &[&Sample], point: &CvPoint) -> Result<DecisionTree<f64, u
         .map_err(|e| Error::Fit(e.to_string()))
 }
 
-/// Converts a linfa node into a selector node, log-encoded split values into raw integer thresholds.
-fn convert(matrix: &Matrix, node: &TreeNode<f64, usize>) -> Result<Node> {
-    if let Some(label) = node.prediction() {
+/// How [`convert`] labels a leaf: the selected configuration of least weighted summed log
+/// slowdown (failures at [`FAIL_PENALTY`]) over the leaf's training shapes, the first in `selected`
+/// on a tie. That is the objective the tree is judged on, where linfa's leaf names the class of most
+/// weight (chosen in hash-map order on a tie).
+struct Relabel<'a> {
+    matrix: &'a Matrix,
+    selected: &'a [usize],
+    weighting: Weighting,
+}
+
+impl Relabel<'_> {
+    /// The label of a leaf holding `samples` (`None` when it holds none).
+    fn label(&self, samples: &[&Sample]) -> Option<usize> {
+        let cost = |v: usize| -> f64 {
+            samples
+                .iter()
+                .map(|s| {
+                    let weight = match self.weighting {
+                        Weighting::Uniform => 1.0,
+                        Weighting::Regret => s.weight,
+                    };
+                    let log_sum: f64 = s
+                        .rows
+                        .iter()
+                        .map(|&r| {
+                            let oracle = self.matrix.time[r].iter().copied().fold(f64::INFINITY, f64::min);
+                            (self.matrix.time[r][v] / oracle).min(FAIL_PENALTY).ln()
+                        })
+                        .sum();
+                    weight * log_sum
+                })
+                .sum()
+        };
+        let costs: Vec<(usize, f64)> = self.selected.iter().map(|&v| (v, cost(v))).collect();
+        (!samples.is_empty()).then(|| costs.iter().fold(costs[0], |b, &c| if c.1 < b.1 { c } else { b }).0)
+    }
+}
+
+/// Converts linfa's node, fitted on `samples`, into a selector node with raw integer thresholds.
+///
+/// linfa sums class weights in hash-map order, so of two splits that divide the node's shapes
+/// identically (common: `m`, `mn` and `max_mn` often agree on the training shapes) it keeps one by
+/// rounding noise, and the tree changes from run to run. Here a split is kept as the partition of
+/// the node's shapes it makes and re-expressed canonically, as exact sums would choose: the first
+/// feature (in [`ShapeFeatures::NAMES`] order) that separates the same partition, either way round,
+/// the threshold at the middle of the gap between the two sides (in encoded units). Leaves are
+/// labelled by [`Relabel`]. Training shapes meet the same others in their leaf as in linfa's tree.
+fn convert(matrix: &Matrix, node: &TreeNode<f64, usize>, samples: &[&Sample], leaf: &Relabel) -> Result<Node> {
+    if let Some(linfa_label) = node.prediction() {
+        let label = leaf.label(samples).unwrap_or(linfa_label);
         let config = matrix
             .configs
             .get(label)
@@ -441,20 +489,40 @@ fn convert(matrix: &Matrix, node: &TreeNode<f64, usize>) -> Result<Node> {
         return Ok(Node::Leaf { variant: config.id(), shapes: None, geomean_slowdown: None, worst_slowdown: None });
     }
     let (feature, split, _) = node.split();
-    let name =
-        ShapeFeatures::NAMES.get(feature).ok_or_else(|| Error::Fit(format!("split on unknown feature {feature}")))?;
     let children = node.children();
-    let (Some(le), Some(gt)) = (children[0].as_deref(), children[1].as_deref()) else {
+    let (Some(below), Some(above)) = (children[0].as_deref(), children[1].as_deref()) else {
         return Err(Error::Fit("an internal node lacks a child".into()));
     };
+    let rows: Vec<[f64; ShapeFeatures::COUNT]> = samples.iter().map(|s| features(&s.shape)).collect();
+    let goes_below: Vec<bool> = rows.iter().map(|x| x[feature] < split).collect();
+    let (f, split, flipped) = canonical_split(&rows, &goes_below).unwrap_or((feature, split, false));
+    let name = ShapeFeatures::NAMES.get(f).ok_or_else(|| Error::Fit(format!("split on unknown feature {f}")))?;
     let threshold =
         raw_threshold(split).ok_or_else(|| Error::Fit(format!("split {name} < {split} admits no value")))?;
-    Ok(Node::Split {
-        feature: name.to_string(),
-        threshold,
-        shapes: None,
-        le: Box::new(convert(matrix, le)?),
-        gt: Box::new(convert(matrix, gt)?),
+    let side = |below_side: bool| -> Vec<&Sample> {
+        samples.iter().zip(&goes_below).filter(|(_, &b)| b == below_side).map(|(s, _)| *s).collect()
+    };
+    let (below, above) = (convert(matrix, below, &side(true), leaf)?, convert(matrix, above, &side(false), leaf)?);
+    let (le, gt) = if flipped { (above, below) } else { (below, above) };
+    Ok(Node::Split { feature: name.to_string(), threshold, shapes: None, le: Box::new(le), gt: Box::new(gt) })
+}
+
+/// The canonical split (see [`convert`]) that puts exactly the rows marked in `goes_below` on one
+/// side: (feature, encoded split value, whether the marked rows lie above it). `None` when the
+/// marking is not a split of any feature (it always is for linfa's own split on its own rows).
+fn canonical_split(rows: &[[f64; ShapeFeatures::COUNT]], goes_below: &[bool]) -> Option<(usize, f64, bool)> {
+    (0..ShapeFeatures::COUNT).find_map(|f| {
+        let range = |marked: bool| {
+            rows.iter()
+                .zip(goes_below)
+                .filter(|(_, &b)| b == marked)
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), (x, _)| (lo.min(x[f]), hi.max(x[f])))
+        };
+        let ((below_lo, below_hi), (above_lo, above_hi)) = (range(true), range(false));
+        [(false, below_hi, above_lo), (true, above_hi, below_lo)]
+            .into_iter()
+            .find(|&(_, lower_hi, upper_lo)| lower_hi < upper_lo && (upper_lo - lower_hi).is_finite())
+            .map(|(flipped, lower_hi, upper_lo)| (f, (lower_hi + upper_lo) / 2.0, flipped))
     })
 }
 
@@ -579,40 +647,109 @@ mod tests {
         assert!(matches!(train(&m, &rows, &[0, 1], "cpu", &bad), Err(Error::Invalid(_))));
     }
 
-    #[test]
-    fn converted_tree_decides_like_linfa_everywhere() {
-        let mut rng = StdRng::seed_from_u64(3);
-        let shape = |rng: &mut StdRng| {
-            let d = |rng: &mut StdRng| 1u64 << rng.gen_range(0..13) | rng.gen_range(0..64);
-            Shape { m: d(rng), n: d(rng), k: d(rng) }
-        };
-        let samples: Vec<Sample> = (0..200)
-            .map(|_| {
-                let label = rng.gen_range(0..4);
-                Sample { shape: shape(&mut rng), rows: vec![], targets: vec![(label, 1.0)], weight: 1.0 }
+    /// The leaf a shape reaches in linfa's tree, as the directions taken.
+    fn linfa_path(node: &TreeNode<f64, usize>, x: &[f64; ShapeFeatures::COUNT]) -> Vec<bool> {
+        let mut path = vec![];
+        let mut node = node;
+        while node.prediction().is_none() {
+            let (f, split, _) = node.split();
+            path.push(x[f] < split);
+            node = node.children()[if x[f] < split { 0 } else { 1 }].as_deref().unwrap();
+        }
+        path
+    }
+
+    /// The leaf a shape reaches in a selector tree, as the directions taken.
+    fn selector_path(node: &Node, shape: &Shape) -> Vec<bool> {
+        let mut path = vec![];
+        let mut node = node;
+        while let Node::Split { feature, threshold, le, gt, .. } = node {
+            let below = shape.kernel_features().get(feature).unwrap() <= *threshold;
+            path.push(below);
+            node = if below { le } else { gt };
+        }
+        path
+    }
+
+    /// Numbers the groups of equal keys in order of first appearance.
+    fn grouping<K: Ord>(keys: Vec<K>) -> Vec<usize> {
+        let mut ids = BTreeMap::new();
+        keys.into_iter()
+            .map(|k| {
+                let next = ids.len();
+                *ids.entry(k).or_insert(next)
             })
-            .collect();
-        let refs: Vec<&Sample> = samples.iter().collect();
-        let point = CvPoint {
+            .collect()
+    }
+
+    fn random_samples(seed: u64, count: usize, classes: usize) -> Vec<Sample> {
+        let mut rng = StdRng::seed_from_u64(seed);
+        let d = |rng: &mut StdRng| 1u64 << rng.gen_range(0..13) | rng.gen_range(0..64);
+        (0..count)
+            .map(|_| {
+                let shape = Shape { m: d(&mut rng), n: d(&mut rng), k: d(&mut rng) };
+                Sample { shape, rows: vec![], targets: vec![(rng.gen_range(0..classes), 1.0)], weight: 1.0 }
+            })
+            .collect()
+    }
+
+    fn deep_point() -> CvPoint {
+        CvPoint {
             max_depth: 8,
             min_leaf: 1,
             weighting: Weighting::Uniform,
             labels: Labels::Fastest { tie_tolerance: 0.0 },
             slowdown: 1.0,
-        };
-        let model = fit_linfa(&refs, &point).unwrap();
+        }
+    }
+
+    #[test]
+    fn converted_tree_keeps_linfas_leaves_for_the_training_shapes() {
+        let samples = random_samples(3, 200, 4);
+        let refs: Vec<&Sample> = samples.iter().collect();
+        let model = fit_linfa(&refs, &deep_point()).unwrap();
         let m = toy(&[("d", "cpu")], &[(0, 1, 1, 1)], vec![vec![1.0; 4]]);
-        let tree = Tree { class: "cpu".into(), comment: String::new(), root: convert(&m, model.root_node()).unwrap() };
-        let mut probe: Vec<Shape> = samples.iter().map(|s| s.shape).collect();
-        probe.extend((0..3000).map(|_| shape(&mut rng)));
-        let mut x = Array2::<f64>::zeros((probe.len(), ShapeFeatures::NAMES.len()));
-        for (i, s) in probe.iter().enumerate() {
-            features(s).iter().enumerate().for_each(|(j, f)| x[(i, j)] = *f);
+        let relabel = Relabel { matrix: &m, selected: &[0, 1, 2, 3], weighting: Weighting::Uniform };
+        let root = convert(&m, model.root_node(), &refs, &relabel).unwrap();
+        // Splits may move to another feature or flip, but every training shape meets the same others
+        // in its leaf, and the thresholds are integers that the generated code compares exactly.
+        let linfa = grouping(samples.iter().map(|s| linfa_path(model.root_node(), &features(&s.shape))).collect());
+        let ours = grouping(samples.iter().map(|s| selector_path(&root, &s.shape)).collect());
+        assert_eq!(linfa, ours);
+    }
+
+    #[test]
+    fn training_is_reproducible() {
+        // Many features split these shapes alike (m, mn, mnk, max_mn... all grow with m alone), so
+        // linfa's choice among them depends on hash-map order; the canonical choice does not.
+        let problems: Vec<_> = (1..=60u64).map(|m| (0, m * 3, 64, 64)).collect();
+        let time = (1..=60u64)
+            .map(|m| match m % 7 {
+                0 => vec![1.0, 1.2, 1.1],
+                _ if m <= 20 => vec![1.0, 2.0, 1.5],
+                _ if m <= 40 => vec![2.0, 1.0, 1.5],
+                _ => vec![2.0, 1.5, 1.0],
+            })
+            .collect();
+        let m = toy(&[("d", "cpu")], &problems, time);
+        let rows: Vec<usize> = (0..60).collect();
+        let first = train(&m, &rows, &[0, 1, 2], "cpu", &TrainOptions::default()).unwrap();
+        for _ in 0..4 {
+            assert_eq!(train(&m, &rows, &[0, 1, 2], "cpu", &TrainOptions::default()).unwrap(), first);
         }
-        let linfa_picks = model.predict(&x);
-        for (s, want) in probe.iter().zip(linfa_picks.iter()) {
-            assert_eq!(tree.decide(&s.kernel_features()).variant(), m.configs[*want].id(), "{s}");
-        }
+    }
+
+    #[test]
+    fn leaves_name_the_configuration_of_least_slowdown() {
+        // Config 0 is the fastest on 3 of 4 shapes by 1 %, and 5x slower on the fourth; config 1 is
+        // never more than 1 % off. A one-leaf tree names config 1, whichever class has more weight.
+        let problems: Vec<_> = (1..=40u64).map(|m| (0, m, 64, 64)).collect();
+        let time = (1..=40u64).map(|m| if m % 4 == 0 { vec![5.0, 1.0] } else { vec![1.0, 1.01] }).collect();
+        let m = toy(&[("d", "cpu")], &problems, time);
+        let rows: Vec<usize> = (0..40).collect();
+        let options = TrainOptions { depths: vec![1], min_leaf: vec![40], ..TrainOptions::default() };
+        let trained = train(&m, &rows, &[0, 1], "cpu", &options).unwrap();
+        assert!(matches!(&trained.tree.root, Node::Leaf { variant, .. } if *variant == m.configs[1].id()));
     }
 
     #[test]
