@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Writes the sorted union of shape lists (variants/shapes/*.txt: `M N K` per line, `#` comments),
-optionally only the shapes whose min(M, N) lies in (ABOVE, AT_MOST] or only the GEMMs of real
+optionally only the shapes whose min(M, N) lies in (ABOVE, AT_MOST], whose K is at least MIN_K, or only the GEMMs of real
 networks, one `M N K` per line: the shape lists of the focused GPU sweeps (scripts/device/*-sweep.sh)
 and of the ML-shape peer bench (scripts/device/bench-ml.sh).
 
 Usage: python3 scripts/shape_list.py OUT LIST... [--min-mn-above ABOVE] [--min-mn-at-most AT_MOST]
-       [--networks-only]
+       [--min-k MIN_K] [--networks-only]
 """
 import argparse
 
@@ -40,13 +40,15 @@ def main():
     parser.add_argument('lists', nargs='+')
     parser.add_argument('--min-mn-above', type=int, default=0)
     parser.add_argument('--min-mn-at-most', type=int, default=None)
+    parser.add_argument('--min-k', type=int, default=0)
     parser.add_argument('--networks-only', action='store_true',
                         help="only the lines whose '# source' is a real network's GEMM")
     args = parser.parse_args()
     read = network_shapes if args.networks_only else read_shapes
     shapes = set().union(*(read(path) for path in args.lists))
     kept = [s for s in sorted(shapes)
-            if args.min_mn_above < min(s[0], s[1]) and (args.min_mn_at_most is None or min(s[0], s[1]) <= args.min_mn_at_most)]
+            if args.min_mn_above < min(s[0], s[1]) and (args.min_mn_at_most is None or min(s[0], s[1]) <= args.min_mn_at_most)
+            and s[2] >= args.min_k]
     with open(args.out, 'w') as out:
         out.write(''.join(f'{m} {n} {k}\n' for m, n, k in kept))
 
