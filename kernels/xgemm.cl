@@ -9,8 +9,10 @@
 // next slice is loaded into registers before the current one is multiplied and stored into the other
 // buffer after, with one barrier per slice. With KSPLIT > 1, launch dimension 2 runs batch x KSPLIT:
 // each split multiplies one range of K and adds alpha times its product into C atomically (the host
-// first scales C by beta). With SWZ = 1 the local slices of an operand contiguous along K are stored
-// with swizzled columns, free of bank conflicts (macros.cl). Tiles that cross the edge of C or of K are loaded with bounds checks and zero
+// first scales C by beta). With KSPLIT = 0 the host chooses the number of splits per launch (the
+// `k_splits` argument); one split stores C directly, as KSPLIT = 1 does. With SWZ = 1 the local
+// slices of an operand contiguous along K are stored with swizzled columns, free of bank conflicts
+// (macros.cl). Tiles that cross the edge of C or of K are loaded with bounds checks and zero
 // fill; interior tiles with vector loads. Any M, N, K works; nothing is padded or copied.
 #define WGS (MDIMC * NDIMC)
 #define MWI (MWG / MDIMC)
@@ -38,10 +40,16 @@
 {{ macros::vector_helpers(dim="K", w=VWK) }}
 {% if SA == 1 %}{{ macros::stage(name="a", R="MWG", DIMO="MDIMA", dim="M") }}{% endif %}
 {% if SB == 1 %}{{ macros::stage(name="b", R="NWG", DIMO="NDIMB", dim="N") }}{% endif %}
-{% if KSPLIT > 1 %}
+{% if KSPLIT != 1 %}
+#if PRECISION == 64 && !defined(cl_khr_int64_base_atomics)
+// No 64-bit atomics: the host never splits K here (KSPLIT = 0 runs one split; KSPLIT > 1 is refused).
+#define NO_ATOMIC_ADD
+#elif PRECISION == 64
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+#endif
+#ifndef NO_ATOMIC_ADD
 // *p += v atomically, by compare-and-swap on the bits (OpenCL 1.2 has no floating-point atomic add).
 #if PRECISION == 64
-#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
 inline void atomic_add_real(__global real* p, const real v) {
     ulong old = as_ulong(*p);
     for (;;) {
@@ -60,8 +68,9 @@ inline void atomic_add_real(__global real* p, const real v) {
     }
 }
 #endif
+#endif
 {% endif %}
-inline void xgemm_body(const int M, const int N, const int K, const int split, const real alpha, const real beta,
+inline void xgemm_body(const int M, const int N, const int K, const int split, const int splits, const real alpha, const real beta,
                        const __global real* restrict A, const int lda, const int a_along_m,
                        const __global real* restrict B, const int ldb, const int b_along_n,
                        __global real* C, const int ldc, __local real* alm, __local real* blm) {
@@ -70,9 +79,9 @@ inline void xgemm_body(const int M, const int N, const int K, const int split, c
     const int tid = tm + tn * MDIMC;
     const int m0 = get_group_id(0) * MWG;
     const int n0 = get_group_id(1) * NWG;
-{% if KSPLIT > 1 %}
+{% if KSPLIT != 1 %}
     // This split's range of K: [kb, ke), a multiple of KWG long.
-    const int kchunk = ((K - 1) / (KSPLIT * KWG) + 1) * KWG;
+    const int kchunk = ((K - 1) / (splits * KWG) + 1) * KWG;
     const int kb = (int)min((long)K, (long)split * kchunk);
     const int ke = (int)min((long)K, (long)kb + kchunk);
 {% else %}
@@ -175,22 +184,27 @@ inline void xgemm_body(const int M, const int N, const int K, const int split, c
 {% elif SA == 1 or SB == 1 %}        barrier(CLK_LOCAL_MEM_FENCE);
 {% endif %}    }
 
-{% if KSPLIT > 1 %}    // C += alpha * acc, atomically: C already holds beta * C, and the other splits add their parts.
-    #pragma unroll
-    for (int ni = 0; ni < NWI; ni++) {
-        const int j = n0 + COL_OF(tn, ni);
+{% if KSPLIT != 1 %}#ifndef NO_ATOMIC_ADD
+    if (splits > 1) {
+        // C += alpha * acc, atomically: C already holds beta * C, and the other splits add their parts.
         #pragma unroll
-        for (int mv = 0; mv < MWI / VWM; mv++) {
-            const int i0 = m0 + ROW_OF(tm, mv * VWM);
-            const real* e = (const real*)&acc[mv][ni];
-            if (j < N && kb < ke) {
-                for (int v = 0; v < VWM && i0 + v < M; v++) {
-                    atomic_add_real(C + i0 + v + j * ldc, alpha * e[v]);
+        for (int ni = 0; ni < NWI; ni++) {
+            const int j = n0 + COL_OF(tn, ni);
+            #pragma unroll
+            for (int mv = 0; mv < MWI / VWM; mv++) {
+                const int i0 = m0 + ROW_OF(tm, mv * VWM);
+                const real* e = (const real*)&acc[mv][ni];
+                if (j < N && kb < ke) {
+                    for (int v = 0; v < VWM && i0 + v < M; v++) {
+                        atomic_add_real(C + i0 + v + j * ldc, alpha * e[v]);
+                    }
                 }
             }
         }
+        return;
     }
-{% else %}    // C = alpha * acc + beta * C (C is not read when beta = 0), a vector at a time inside C.
+#endif
+{% endif %}{% if KSPLIT <= 1 %}    // C = alpha * acc + beta * C (C is not read when beta = 0), a vector at a time inside C.
     const bool c_aligned = ALIGNED(C, ldc, VWM);
     #pragma unroll
     for (int ni = 0; ni < NWI; ni++) {
@@ -213,25 +227,26 @@ inline void xgemm_body(const int M, const int N, const int K, const int split, c
 {% endif %}}
 
 // One entry point per operand layout: am/ak = A contiguous along M/K, bk/bn = B along K/N.
-// Dimension 2 of the launch is the batch (times KSPLIT): item b reads A, B and C shifted by
-// b * a_bs, b_bs, c_bs.
+// Dimension 2 of the launch is the batch times the splits of K: item b reads A, B and C shifted by
+// b * a_bs, b_bs, c_bs. `k_splits` is the host's number of splits for KSPLIT = 0, ignored otherwise.
 {% for a in ["m", "k"] %}{% for b in ["k", "n"] %}
 __kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1)))
 void xgemm_a{{ a }}_b{{ b }}(const int M, const int N, const int K, const real alpha, const real beta,
                    const __global real* restrict A, const int a_off, const int lda,
                    const __global real* restrict B, const int b_off, const int ldb,
                    __global real* C, const int c_off, const int ldc,
-                   const int a_bs, const int b_bs, const int c_bs) {
-    const int batch = get_global_id(2) / KSPLIT;
-    const int split = get_global_id(2) % KSPLIT;
+                   const int a_bs, const int b_bs, const int c_bs, const int k_splits) {
+    const int splits = {% if KSPLIT == 0 %}k_splits{% else %}KSPLIT{% endif %};
+    const int batch = get_global_id(2) / splits;
+    const int split = get_global_id(2) % splits;
 {% if SA == 1 %}    __local real alm[(DB + 1) * KWG * MWG] __attribute__((aligned(sizeof(realM))));
 {% else %}    __local real* alm = 0;
 {% endif %}{% if SB == 1 %}    __local real blm[(DB + 1) * KWG * NWG] __attribute__((aligned(sizeof(realN))));
 {% else %}    __local real* blm = 0;
-{% endif %}    xgemm_body(M, N, K, split, alpha, beta, A + a_off + batch * a_bs, lda, {{ a == "m" }},
+{% endif %}    xgemm_body(M, N, K, split, splits, alpha, beta, A + a_off + batch * a_bs, lda, {{ a == "m" }},
                B + b_off + batch * b_bs, ldb, {{ b == "n" }}, C + c_off + batch * c_bs, ldc, alm, blm);
 }
 {% endfor %}{% endfor %}
-{% if KSPLIT > 1 %}
+{% if KSPLIT != 1 %}
 {{ macros::scale_kernel() }}
 {% endif %}

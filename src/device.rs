@@ -82,6 +82,8 @@ pub struct DeviceInfo {
     pub platform_version: String,
     /// The selector class.
     pub class: DeviceClass,
+    /// Compute units (SMs, cores).
+    pub compute_units: usize,
     /// Largest work-group size.
     pub max_work_group_size: usize,
     /// Local memory per work-group, in bytes.
@@ -105,6 +107,7 @@ impl DeviceInfo {
             vendor,
             driver: d.driver_version().map_err(|e| cl("clGetDeviceInfo")(e.0))?,
             platform_version: platform.version().map_err(|e| cl("clGetPlatformInfo")(e.0))?,
+            compute_units: d.max_compute_units().map_err(|e| cl("clGetDeviceInfo")(e.0))? as usize,
             max_work_group_size: d.max_work_group_size().map_err(|e| cl("clGetDeviceInfo")(e.0))?,
             local_mem_bytes: d.local_mem_size().map_err(|e| cl("clGetDeviceInfo")(e.0))? as usize,
             fp64: d.double_fp_config().map(|c| c != 0).unwrap_or(false),

@@ -117,6 +117,10 @@ pub struct CompiledVariant {
     scale: Option<Mutex<Kernel>>,
     /// Whether `scale` may run in 16 x 16 work-groups.
     scale_local: bool,
+    /// The device's compute units, for the splits of K that KSPLIT = 0 chooses per launch.
+    compute_units: usize,
+    /// Whether K may be split (f64 needs 64-bit atomics); KSPLIT = 0 runs one split where not.
+    may_split: bool,
 }
 
 impl CompiledVariant {
@@ -154,7 +158,8 @@ impl CompiledVariant {
             return Err(unavailable("the device has no fp64".into()));
         }
         let k_splits = variant.geometry().k_splits;
-        if k_splits > 1 && precision == Precision::F64 && !info.int64_atomics {
+        let may_split = precision != Precision::F64 || info.int64_atomics;
+        if k_splits > 1 && !may_split {
             return Err(unavailable("split-K in f64 needs cl_khr_int64_base_atomics, which the device lacks".into()));
         }
         let program = Program::build(engine, id, source, precision.build_options())?;
@@ -164,7 +169,7 @@ impl CompiledVariant {
                 entries.push(Mutex::new(program.kernel(&kernel_name(variant.family, a_along_m, b_along_n))?));
             }
         }
-        let scale = if k_splits > 1 { Some(Mutex::new(program.kernel("scale_c")?)) } else { None };
+        let scale = if k_splits != 1 { Some(Mutex::new(program.kernel("scale_c")?)) } else { None };
         Ok(CompiledVariant {
             id: id.to_string(),
             family: variant.family,
@@ -173,6 +178,8 @@ impl CompiledVariant {
             entries,
             scale,
             scale_local: info.max_work_group_size >= 256,
+            compute_units: info.compute_units,
+            may_split,
         })
     }
 
@@ -209,7 +216,7 @@ impl CompiledVariant {
         Ok(opencl3::event::Event::new(event))
     }
 
-    /// Launches the variant on a problem already checked by `gemm::validate`. A variant that splits
+    /// Launches the variant on a problem already checked by `gemm::validate`. A launch that splits
     /// K first enqueues C = beta * C, and the kernel waits for it, so the returned event covers both.
     pub(crate) fn enqueue<T: Element>(
         &self,
@@ -224,12 +231,14 @@ impl CompiledVariant {
             Orientation::AlongM if !problem.a.along_outer && problem.b.along_outer => problem.transposed(),
             _ => *problem,
         };
+        let g = &self.geometry;
+        let splits = if self.may_split { g.splits_for(p.m, p.n, p.k, p.batch, self.compute_units) } else { 1 };
         let scaled = match &self.scale {
-            Some(scale) => {
+            Some(scale) if splits > 1 => {
                 let kernel = scale.lock().expect("kernel lock");
                 Some(Event(enqueue_scale_c(queue, &kernel, &p, beta, self.scale_local, wait)?))
             }
-            None => None,
+            _ => None,
         };
         let scaled_list: Vec<cl_event> = scaled.iter().map(|e| e.0).collect();
         let wait = if scaled.is_some() { &scaled_list[..] } else { wait };
@@ -244,8 +253,10 @@ impl CompiledVariant {
             Family::Direct | Family::Panel => args.int(p.c.row_stride)?.int(p.c.col_stride)?,
         };
         args.int(p.a.batch_stride)?.int(p.b.batch_stride)?.int(p.c.batch_stride)?;
-        let g = &self.geometry;
-        let global = [p.m.div_ceil(g.tile[0]) * g.local[0], p.n.div_ceil(g.tile[1]) * g.local[1], p.batch * g.k_splits];
+        if self.family == Family::Xgemm {
+            args.int(splits)?;
+        }
+        let global = [p.m.div_ceil(g.tile[0]) * g.local[0], p.n.div_ceil(g.tile[1]) * g.local[1], p.batch * splits];
         launch(queue, &entry, global, Some([g.local[0], g.local[1], 1]), wait)
     }
 }

@@ -1,6 +1,6 @@
 //! Kernel mechanisms that the shipped set may not exercise everywhere, on variants built at run time
 //! (`CompiledVariant::build`): double buffering (DB), vector loads along K (VWK), split-K with atomic
-//! adds (KSPLIT), vector loads in the direct kernel (VWD), and the CPU register-blocked kernel (panel). Each is checked against the f64
+//! adds (KSPLIT, fixed or chosen per launch), vector loads in the direct kernel (VWD), and the CPU register-blocked kernel (panel). Each is checked against the f64
 //! reference over both layouts, all four transpose pairs, edge shapes, tight and padded leading
 //! dimensions with offsets, beta = 0 over NaN-poisoned C and beta != 0, strided batches, f32 and f64.
 
@@ -88,6 +88,9 @@ fn variants() -> Vec<Variant> {
         xgemm(&[("KSPLIT", 4)]),
         xgemm(&[("KSPLIT", 8), ("DB", 1), ("VWK", 4)]),
         xgemm(&[("KSPLIT", 2), ("SA", 0), ("SB", 0)]),
+        // Chosen per launch: the deep-K shapes split, the others store C directly.
+        xgemm(&[("KSPLIT", 0)]),
+        xgemm(&[("KSPLIT", 0), ("DB", 1), ("VWK", 4)]),
         direct(1, 1, 4, 16, 4, 1),
         direct(2, 2, 8, 8, 2, 1),
         direct(4, 1, 2, 32, 8, 1),
@@ -237,19 +240,23 @@ fn split_k_waits_for_the_callers_events_and_its_event_covers_the_scale() {
     // An out-of-order wait list: the GEMM must run after a user event is completed, and its event
     // must complete only after both the scale and the split kernel ran.
     let Some(device) = device() else { return };
-    let Some(compiled) = build(device, &xgemm(&[("KSPLIT", 8)]), Precision::F32) else { return };
-    let spec = GemmSpec::row_major(9, 11, 700);
-    let a = random::<f32>(9 * 700, 1);
-    let b = random::<f32>(700 * 11, 2);
-    let c0 = vec![f32::NAN; 9 * 11];
-    let expected = reference(&spec, 1.0f32, &a, &b, 0.0, &c0);
-    let (a_buf, b_buf) = (upload(device, &a), upload(device, &b));
-    let mut c_buf = upload(device, &c0);
-    let gate = opencl3::event::Event::new(opencl3::event::create_user_event(device.context.get()).expect("user event"));
-    let event =
-        compiled.enqueue_gemm(&device.queue, &spec, 1.0, &a_buf, &b_buf, 0.0, &mut c_buf, &[gate.get()]).unwrap();
-    opencl3::event::set_user_event_status(gate.get(), opencl3::event::CL_COMPLETE).unwrap();
-    event.wait().unwrap();
-    let got = download(device, &c_buf, c0.len());
-    check(&spec, &got, &c0, &expected).unwrap();
+    // K = 1700: KSPLIT = 0 splits it in 4 (each split at least 384 deep).
+    for ksplit in [8, 0] {
+        let Some(compiled) = build(device, &xgemm(&[("KSPLIT", ksplit)]), Precision::F32) else { return };
+        let spec = GemmSpec::row_major(9, 11, 1700);
+        let a = random::<f32>(9 * 1700, 1);
+        let b = random::<f32>(1700 * 11, 2);
+        let c0 = vec![f32::NAN; 9 * 11];
+        let expected = reference(&spec, 1.0f32, &a, &b, 0.0, &c0);
+        let (a_buf, b_buf) = (upload(device, &a), upload(device, &b));
+        let mut c_buf = upload(device, &c0);
+        let gate =
+            opencl3::event::Event::new(opencl3::event::create_user_event(device.context.get()).expect("user event"));
+        let event =
+            compiled.enqueue_gemm(&device.queue, &spec, 1.0, &a_buf, &b_buf, 0.0, &mut c_buf, &[gate.get()]).unwrap();
+        opencl3::event::set_user_event_status(gate.get(), opencl3::event::CL_COMPLETE).unwrap();
+        event.wait().unwrap();
+        let got = download(device, &c_buf, c0.len());
+        check(&spec, &got, &c0, &expected).unwrap_or_else(|e| panic!("KSPLIT = {ksplit}: {e}"));
+    }
 }

@@ -148,8 +148,8 @@ const XGEMM_PARAMS: &[ParamSpec] = &[
     },
     ParamSpec {
         name: "KSPLIT",
-        meaning: "splits of K, each in its own work-groups, added into C atomically (1: off)",
-        allowed: &[1, 2, 4, 8, 16, 32, 64],
+        meaning: "splits of K, each in its own work-groups, added into C atomically (1: off; 0: chosen per launch from the shape and the device's compute units)",
+        allowed: &[0, 1, 2, 4, 8, 16, 32, 64],
     },
     ParamSpec {
         name: "SWZ",
@@ -406,8 +406,37 @@ pub struct Geometry {
     /// How the host orients the problem before launching.
     pub orientation: Orientation,
     /// Work-groups along K per tile of C (KSPLIT): above 1, the host scales C by beta first and the
-    /// kernel adds alpha times each split's product into C atomically.
+    /// kernel adds alpha times each split's product into C atomically; 0: chosen per launch
+    /// ([`Geometry::splits_for`]).
     pub k_splits: usize,
+}
+
+/// Work-groups per compute unit up to which KSPLIT = 0 keeps splitting K.
+const AUTO_SPLIT_GROUPS_PER_UNIT: usize = 12;
+/// Depth of K below which KSPLIT = 0 does not split further.
+const AUTO_SPLIT_MIN_K: usize = 384;
+/// Most splits KSPLIT = 0 uses.
+const AUTO_SPLIT_MAX: usize = 16;
+
+impl Geometry {
+    /// Splits of K for an M x N x K problem of `batch` products on a device of `compute_units`: KSPLIT
+    /// itself when fixed; for KSPLIT = 0, the most of 1, 2, 4, 8, 16 that keeps the work-groups within
+    /// 12 per compute unit and each split at least 384 deep (fitted to the H200 split-K sweep of
+    /// 2026-11-24: splitting pays while there are too few tiles to fill the device, docs/PERFORMANCE.md).
+    pub fn splits_for(&self, m: usize, n: usize, k: usize, batch: usize, compute_units: usize) -> usize {
+        if self.k_splits != 0 {
+            return self.k_splits;
+        }
+        let groups = m.div_ceil(self.tile[0]) * n.div_ceil(self.tile[1]) * batch;
+        let mut splits = 1;
+        while splits < AUTO_SPLIT_MAX
+            && groups * splits * 2 <= AUTO_SPLIT_GROUPS_PER_UNIT * compute_units
+            && k / (splits * 2) >= AUTO_SPLIT_MIN_K
+        {
+            splits *= 2;
+        }
+        splits
+    }
 }
 
 /// How the host orients a problem (C = op(A) op(B) or its transpose) before launching a kernel.
@@ -495,12 +524,29 @@ mod tests {
     }
 
     #[test]
+    fn chosen_splits_fill_the_device_without_splitting_k_too_thin() {
+        let mut v = xgemm();
+        v.params.insert("KSPLIT".into(), 0);
+        assert_eq!(v.validate(), Ok(()));
+        let g = v.geometry();
+        // 64 x 64 tiles on 132 compute units: at most 1584 work-groups.
+        assert_eq!(g.splits_for(4096, 4096, 4096, 1, 132), 1, "4096 tiles already fill the device");
+        assert_eq!(g.splits_for(512, 512, 8192, 1, 132), 16, "64 tiles, deep K: 1024 work-groups");
+        assert_eq!(g.splits_for(512, 512, 1024, 1, 132), 2, "each split at least 384 deep");
+        assert_eq!(g.splits_for(512, 512, 8192, 8, 132), 2, "the batch counts as tiles");
+        assert_eq!(g.splits_for(1024, 1024, 8192, 1, 132), 4);
+        assert_eq!(g.splits_for(16, 16, 100, 1, 132), 1, "K too short to split");
+        assert_eq!(g.splits_for(512, 512, 8192, 1, 2), 1, "two compute units: 24 work-groups");
+    }
+
+    #[test]
     fn split_k_and_vector_widths_shape_the_launch() {
         let mut v = xgemm();
         v.params.insert("KSPLIT".into(), 8);
         v.params.insert("VWK".into(), 4);
         assert_eq!(v.validate(), Ok(()));
         assert_eq!(v.geometry().k_splits, 8);
+        assert_eq!(v.geometry().splits_for(64, 64, 64, 1, 132), 8, "a fixed KSPLIT is used as is");
         v.params.insert("VWK".into(), 8);
         assert_eq!(v.validate().unwrap_err().field, "(MWG*KWG) % (MDIMC*NDIMC*VWK) == 0");
         let mut d = Variant::new(

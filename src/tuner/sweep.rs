@@ -422,8 +422,9 @@ impl<T: SweepElement> Operands<T> {
     }
 }
 
-/// The shapes every variant must compute right before it is timed: edges of every tile size.
-const CHECK_SHAPES: [(usize, usize, usize); 3] = [(67, 45, 33), (1, 131, 70), (130, 3, 257)];
+/// The shapes every variant must compute right before it is timed: edges of every tile size, and a
+/// deep K that KSPLIT = 0 splits.
+const CHECK_SHAPES: [(usize, usize, usize); 4] = [(67, 45, 33), (1, 131, 70), (130, 3, 257), (35, 21, 1000)];
 
 /// Runs a variant on small row-major problems with NaN-poisoned C and compares with an f64 reference.
 fn check<T: SweepElement>(device: &DefaultDevice, variant: &CompiledVariant) -> Result<()> {
