@@ -9,11 +9,11 @@
 // next slice is loaded into registers before the current one is multiplied and stored into the other
 // buffer after, with one barrier per slice. With KSPLIT > 1, launch dimension 2 runs batch x KSPLIT:
 // each split multiplies one range of K and adds alpha times its product into C atomically (the host
-// first scales C by beta). With KSPLIT = 0 the host chooses the number of splits per launch (the
-// `k_splits` argument); one split stores C directly, as KSPLIT = 1 does. With SWZ = 1 the local
-// slices of an operand contiguous along K are stored with swizzled columns, free of bank conflicts
-// (macros.cl). Tiles that cross the edge of C or of K are loaded with bounds checks and zero
-// fill; interior tiles with vector loads. Any M, N, K works; nothing is padded or copied.
+// first scales C by beta). With KSPLIT = 0 the host chooses the number of splits (at least 2) per
+// launch, the `k_splits` argument, and runs the KSPLIT = 1 program where it does not split. With
+// SWZ = 1 the local slices of an operand contiguous along K are stored with swizzled columns, free of
+// bank conflicts (macros.cl). Tiles that cross the edge of C or of K are loaded with bounds checks
+// and zero fill; interior tiles with vector loads. Any M, N, K works; nothing is padded or copied.
 #define WGS (MDIMC * NDIMC)
 #define MWI (MWG / MDIMC)
 #define NWI (NWG / NDIMC)
@@ -41,15 +41,9 @@
 {% if SA == 1 %}{{ macros::stage(name="a", R="MWG", DIMO="MDIMA", dim="M") }}{% endif %}
 {% if SB == 1 %}{{ macros::stage(name="b", R="NWG", DIMO="NDIMB", dim="N") }}{% endif %}
 {% if KSPLIT != 1 %}
-#if PRECISION == 64 && !defined(cl_khr_int64_base_atomics)
-// No 64-bit atomics: the host never splits K here (KSPLIT = 0 runs one split; KSPLIT > 1 is refused).
-#define NO_ATOMIC_ADD
-#elif PRECISION == 64
-#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
-#endif
-#ifndef NO_ATOMIC_ADD
 // *p += v atomically, by compare-and-swap on the bits (OpenCL 1.2 has no floating-point atomic add).
 #if PRECISION == 64
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
 inline void atomic_add_real(__global real* p, const real v) {
     ulong old = as_ulong(*p);
     for (;;) {
@@ -67,7 +61,6 @@ inline void atomic_add_real(__global real* p, const real v) {
         old = seen;
     }
 }
-#endif
 #endif
 {% endif %}
 inline void xgemm_body(const int M, const int N, const int K, const int split, const int splits, const real alpha, const real beta,
@@ -184,27 +177,22 @@ inline void xgemm_body(const int M, const int N, const int K, const int split, c
 {% elif SA == 1 or SB == 1 %}        barrier(CLK_LOCAL_MEM_FENCE);
 {% endif %}    }
 
-{% if KSPLIT != 1 %}#ifndef NO_ATOMIC_ADD
-    if (splits > 1) {
-        // C += alpha * acc, atomically: C already holds beta * C, and the other splits add their parts.
+{% if KSPLIT != 1 %}    // C += alpha * acc, atomically: C already holds beta * C, and the other splits add their parts.
+    #pragma unroll
+    for (int ni = 0; ni < NWI; ni++) {
+        const int j = n0 + COL_OF(tn, ni);
         #pragma unroll
-        for (int ni = 0; ni < NWI; ni++) {
-            const int j = n0 + COL_OF(tn, ni);
-            #pragma unroll
-            for (int mv = 0; mv < MWI / VWM; mv++) {
-                const int i0 = m0 + ROW_OF(tm, mv * VWM);
-                const real* e = (const real*)&acc[mv][ni];
-                if (j < N && kb < ke) {
-                    for (int v = 0; v < VWM && i0 + v < M; v++) {
-                        atomic_add_real(C + i0 + v + j * ldc, alpha * e[v]);
-                    }
+        for (int mv = 0; mv < MWI / VWM; mv++) {
+            const int i0 = m0 + ROW_OF(tm, mv * VWM);
+            const real* e = (const real*)&acc[mv][ni];
+            if (j < N && kb < ke) {
+                for (int v = 0; v < VWM && i0 + v < M; v++) {
+                    atomic_add_real(C + i0 + v + j * ldc, alpha * e[v]);
                 }
             }
         }
-        return;
     }
-#endif
-{% endif %}{% if KSPLIT <= 1 %}    // C = alpha * acc + beta * C (C is not read when beta = 0), a vector at a time inside C.
+{% else %}    // C = alpha * acc + beta * C (C is not read when beta = 0), a vector at a time inside C.
     const bool c_aligned = ALIGNED(C, ldc, VWM);
     #pragma unroll
     for (int ni = 0; ni < NWI; ni++) {

@@ -17,7 +17,7 @@ use opencl3::program::{
 use opencl3::types::{cl_command_queue, cl_context, cl_device_id, cl_event, cl_mem, cl_program};
 
 use crate::cache::BinaryCache;
-use crate::codegen::render::{kernel_name, render};
+use crate::codegen::render::{kernel_name, render_sources};
 use crate::codegen::{Family, Geometry, Orientation, Variant};
 use crate::device::DeviceInfo;
 use crate::error::{cl, Error, Result};
@@ -108,27 +108,47 @@ pub struct CompiledVariant {
     id: String,
     family: Family,
     geometry: Geometry,
-    /// Kept alive for the kernels.
-    _program: Program,
-    /// Indexed by `a_along_m as usize * 2 + b_along_n as usize`; a mutex each, since setting
-    /// arguments and enqueueing must not interleave between threads.
-    entries: Vec<Mutex<Kernel>>,
-    /// The variant's own `scale_c` (C = beta * C, enqueued before the kernel) when it splits K.
+    /// The program of the launches that do not split K (for KSPLIT > 1, of every launch).
+    main: EntryPoints,
+    /// For KSPLIT = 0, the program of the launches that split K, where the device can split
+    /// (f64 needs 64-bit atomics).
+    split: Option<EntryPoints>,
+    /// The variant's own `scale_c` (C = beta * C, enqueued before a launch that splits K).
     scale: Option<Mutex<Kernel>>,
     /// Whether `scale` may run in 16 x 16 work-groups.
     scale_local: bool,
     /// The device's compute units, for the splits of K that KSPLIT = 0 chooses per launch.
     compute_units: usize,
-    /// Whether K may be split (f64 needs 64-bit atomics); KSPLIT = 0 runs one split where not.
-    may_split: bool,
+}
+
+/// A built program's four entry points, one per operand layout.
+struct EntryPoints {
+    /// Kept alive for the kernels.
+    program: Program,
+    /// Indexed by `a_along_m as usize * 2 + b_along_n as usize`; a mutex each, since setting
+    /// arguments and enqueueing must not interleave between threads.
+    kernels: Vec<Mutex<Kernel>>,
+}
+
+impl EntryPoints {
+    fn build(engine: &Engine, id: &str, family: Family, source: &str, precision: Precision) -> Result<EntryPoints> {
+        let program = Program::build(engine, id, source, precision.build_options())?;
+        let mut kernels = Vec::with_capacity(4);
+        for a_along_m in [false, true] {
+            for b_along_n in [false, true] {
+                kernels.push(Mutex::new(program.kernel(&kernel_name(family, a_along_m, b_along_n))?));
+            }
+        }
+        Ok(EntryPoints { program, kernels })
+    }
 }
 
 impl CompiledVariant {
     /// Renders and builds any variant (shipped or not) for an engine's device; refuses variants
     /// beyond the device's work-group or local-memory limits.
     pub fn build(engine: &Engine, variant: &Variant, precision: Precision) -> Result<CompiledVariant> {
-        let source = render(variant)?;
-        CompiledVariant::from_source(engine, &variant.id(), variant, &source, precision)
+        let sources = render_sources(variant)?;
+        CompiledVariant::from_source(engine, &variant.id(), variant, &sources.main, sources.split.as_deref(), precision)
     }
 
     fn from_source(
@@ -136,6 +156,7 @@ impl CompiledVariant {
         id: &str,
         variant: &Variant,
         source: &str,
+        split_source: Option<&str>,
         precision: Precision,
     ) -> Result<CompiledVariant> {
         let unavailable = |reason: String| Error::Unavailable { what: format!("variant {id}"), reason };
@@ -162,24 +183,27 @@ impl CompiledVariant {
         if k_splits > 1 && !may_split {
             return Err(unavailable("split-K in f64 needs cl_khr_int64_base_atomics, which the device lacks".into()));
         }
-        let program = Program::build(engine, id, source, precision.build_options())?;
-        let mut entries = Vec::with_capacity(4);
-        for a_along_m in [false, true] {
-            for b_along_n in [false, true] {
-                entries.push(Mutex::new(program.kernel(&kernel_name(variant.family, a_along_m, b_along_n))?));
+        let main = EntryPoints::build(engine, id, variant.family, source, precision)?;
+        let split = match split_source {
+            Some(split_source) if may_split => {
+                Some(EntryPoints::build(engine, id, variant.family, split_source, precision)?)
             }
-        }
-        let scale = if k_splits != 1 { Some(Mutex::new(program.kernel("scale_c")?)) } else { None };
+            _ => None,
+        };
+        let with_scale = if k_splits > 1 { Some(&main) } else { split.as_ref() };
+        let scale = match with_scale {
+            Some(entries) => Some(Mutex::new(entries.program.kernel("scale_c")?)),
+            None => None,
+        };
         Ok(CompiledVariant {
             id: id.to_string(),
             family: variant.family,
             geometry: variant.geometry(),
-            _program: program,
-            entries,
+            main,
+            split,
             scale,
             scale_local: info.max_work_group_size >= 256,
             compute_units: info.compute_units,
-            may_split,
         })
     }
 
@@ -232,7 +256,14 @@ impl CompiledVariant {
             _ => *problem,
         };
         let g = &self.geometry;
-        let splits = if self.may_split { g.splits_for(p.m, p.n, p.k, p.batch, self.compute_units) } else { 1 };
+        let (splits, entries) = match &self.split {
+            Some(split) => match g.splits_for(p.m, p.n, p.k, p.batch, self.compute_units) {
+                1 => (1, &self.main),
+                splits => (splits, split),
+            },
+            None if g.k_splits > 1 => (g.k_splits, &self.main),
+            None => (1, &self.main),
+        };
         let scaled = match &self.scale {
             Some(scale) if splits > 1 => {
                 let kernel = scale.lock().expect("kernel lock");
@@ -242,7 +273,8 @@ impl CompiledVariant {
         };
         let scaled_list: Vec<cl_event> = scaled.iter().map(|e| e.0).collect();
         let wait = if scaled.is_some() { &scaled_list[..] } else { wait };
-        let entry = self.entries[p.a.along_outer as usize * 2 + p.b.along_outer as usize].lock().expect("kernel lock");
+        let entry =
+            entries.kernels[p.a.along_outer as usize * 2 + p.b.along_outer as usize].lock().expect("kernel lock");
         let mut args = KernelArgs::new(&entry);
         args.int(p.m)?.int(p.n)?.int(p.k)?.value(alpha)?.value(beta)?;
         args.mem(p.a.mem)?.int(p.a.offset)?.int(p.a.ld)?;
@@ -362,7 +394,14 @@ impl CompiledSet {
                 .map(|id| {
                     s.spawn(move || {
                         let info = id.info();
-                        CompiledVariant::from_source(engine, info.id, &id.variant(), info.source, precision)
+                        CompiledVariant::from_source(
+                            engine,
+                            info.id,
+                            &id.variant(),
+                            info.source,
+                            info.split_source,
+                            precision,
+                        )
                     })
                 })
                 .collect();

@@ -2,8 +2,8 @@
 # On the lent GPU machine: split-K chosen per launch (KSPLIT = 0, Geometry::splits_for). Copies of
 # the xgemm leaders of h200-v4-xgemm (the fastest xgemm on some shape) with KSPLIT = 0, on every
 # training and held-out shape with min(M, N) > 8, so that selection can weigh them against their
-# KSPLIT = 1 originals everywhere: where the rule does not split they run as the originals, where it
-# does they should match the best fixed split of h200-v6-ksplit. First the split-K mechanism tests on
+# KSPLIT = 1 originals everywhere: where the rule does not split they run the originals' program,
+# where it does they should come close to the best fixed split of h200-v6-ksplit. First the split-K mechanism tests on
 # the GPU. Usage: bash scripts/device/auto-split-sweep.sh [BUDGET_SECS]; writes
 # h200-v7-autosplit[-unseen]-f32.jsonl.gz to $OUT (resumes from .device/h200-v7-autosplit-f32.jsonl
 # when carried back in). Binaries: scripts/device/build.sh.

@@ -197,7 +197,7 @@ pub fn emit_variants(inputs: &Inputs) -> Result<String> {
     f.open(format!("pub static VARIANTS: [VariantInfo; {}] = [", set.variants.len()));
     for v in &set.variants {
         let g = v.variant.geometry();
-        let source = render::render(&v.variant)?;
+        let sources = render::render_sources(&v.variant)?;
         f.open("VariantInfo {");
         f.line(format!("id: {:?},", v.id));
         f.line(format!("family: Family::{:?},", v.variant.family));
@@ -206,8 +206,12 @@ pub fn emit_variants(inputs: &Inputs) -> Result<String> {
         f.line(format!("local: {:?},", g.local));
         f.line(format!("tile: {:?},", g.tile));
         f.line(format!("orientation: Orientation::{:?},", g.orientation));
-        f.line(format!("source_sha256: {:?},", render::sha256_hex(&source)));
-        f.line(format!("source: {},", raw_string(&source)));
+        f.line(format!("source_sha256: {:?},", render::sha256_hex(&sources.main)));
+        f.line(format!("source: {},", raw_string(&sources.main)));
+        match &sources.split {
+            Some(split) => f.line(format!("split_source: Some({}),", raw_string(split))),
+            None => f.line("split_source: None,"),
+        }
         f.close("},");
     }
     f.close("];");

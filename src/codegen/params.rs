@@ -415,14 +415,18 @@ pub struct Geometry {
 const AUTO_SPLIT_GROUPS_PER_UNIT: usize = 12;
 /// Depth of K below which KSPLIT = 0 does not split further.
 const AUTO_SPLIT_MIN_K: usize = 384;
+/// Depth of K per work-group of the unsplit launch below which KSPLIT = 0 does not split further.
+const AUTO_SPLIT_K_PER_GROUP: usize = 2;
 /// Most splits KSPLIT = 0 uses.
 const AUTO_SPLIT_MAX: usize = 16;
 
 impl Geometry {
     /// Splits of K for an M x N x K problem of `batch` products on a device of `compute_units`: KSPLIT
     /// itself when fixed; for KSPLIT = 0, the most of 1, 2, 4, 8, 16 that keeps the work-groups within
-    /// 12 per compute unit and each split at least 384 deep (fitted to the H200 split-K sweep of
-    /// 2026-11-24: splitting pays while there are too few tiles to fill the device, docs/PERFORMANCE.md).
+    /// 12 per compute unit and each split at least max(384, 2 × unsplit work-groups) deep. Splitting
+    /// pays while too few tiles fill the device, and its atomic adds cost in proportion to C, so
+    /// the more tiles the deeper each split must be (fitted to the H200 split-K sweeps of 2026-11-24,
+    /// docs/PERFORMANCE.md).
     pub fn splits_for(&self, m: usize, n: usize, k: usize, batch: usize, compute_units: usize) -> usize {
         if self.k_splits != 0 {
             return self.k_splits;
@@ -431,7 +435,7 @@ impl Geometry {
         let mut splits = 1;
         while splits < AUTO_SPLIT_MAX
             && groups * splits * 2 <= AUTO_SPLIT_GROUPS_PER_UNIT * compute_units
-            && k / (splits * 2) >= AUTO_SPLIT_MIN_K
+            && k / (splits * 2) >= AUTO_SPLIT_MIN_K.max(AUTO_SPLIT_K_PER_GROUP * groups)
         {
             splits *= 2;
         }
@@ -536,6 +540,8 @@ mod tests {
         assert_eq!(g.splits_for(512, 512, 8192, 8, 132), 2, "the batch counts as tiles");
         assert_eq!(g.splits_for(1024, 1024, 8192, 1, 132), 4);
         assert_eq!(g.splits_for(16, 16, 100, 1, 132), 1, "K too short to split");
+        assert_eq!(g.splits_for(2048, 1536, 768, 1, 132), 1, "768 tiles: splits of 384 are too thin");
+        assert_eq!(g.splits_for(2048, 1536, 4096, 1, 132), 2, "768 tiles: splits of 2048 pay");
         assert_eq!(g.splits_for(512, 512, 8192, 1, 2), 1, "two compute units: 24 work-groups");
     }
 

@@ -59,6 +59,27 @@ pub fn render(variant: &Variant) -> Result<String> {
     Ok(header + "\n" + &body)
 }
 
+/// A variant's OpenCL programs: `main`, and for KSPLIT = 0 the `split` program (splits of K chosen
+/// per launch, atomic adds) that the host launches when it splits; `main` is then the program of the
+/// same variant with KSPLIT = 1, which runs the launches it does not split exactly as that variant.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Sources {
+    /// The program every launch without split-K runs.
+    pub main: String,
+    /// The split-K program of a KSPLIT = 0 variant.
+    pub split: Option<String>,
+}
+
+/// Renders a variant's programs (see [`Sources`]).
+pub fn render_sources(variant: &Variant) -> Result<Sources> {
+    if variant.geometry().k_splits != 0 {
+        return Ok(Sources { main: render(variant)?, split: None });
+    }
+    let mut unsplit = variant.clone();
+    unsplit.params.insert("KSPLIT".into(), 1);
+    Ok(Sources { main: render(&unsplit)?, split: Some(render(variant)?) })
+}
+
 /// The source of the helper program (C = beta * C, used when alpha = 0 or K = 0).
 pub fn render_helpers() -> Result<String> {
     let body = engine()?.render("scale.cl", &tera::Context::new()).map_err(|e| template_error("scale.cl", &e))?;
@@ -136,6 +157,16 @@ mod tests {
         swizzled.params.insert("SWZ".into(), 1);
         let swizzled = render(&swizzled).unwrap();
         assert!(swizzled.contains("^ SWIZZLE_a(k)") && swizzled.contains("^ b_swizzle"));
+    }
+
+    #[test]
+    fn split_chosen_per_launch_adds_a_split_program_to_the_unsplit_one() {
+        let auto = render_sources(&xgemm(1, 1, 0, 0)).unwrap();
+        assert_eq!(auto.main, render(&xgemm(1, 1, 0, 1)).unwrap(), "unsplit launches run the KSPLIT = 1 program");
+        let split = auto.split.unwrap();
+        assert!(split.contains("const int splits = k_splits;") && split.contains("atomic_add_real(C"));
+        let fixed = render_sources(&xgemm(1, 1, 0, 4)).unwrap();
+        assert_eq!((fixed.main, fixed.split), (render(&xgemm(1, 1, 0, 4)).unwrap(), None));
     }
 
     #[test]
