@@ -415,27 +415,30 @@ pub struct Geometry {
 const AUTO_SPLIT_GROUPS_PER_UNIT: usize = 12;
 /// Depth of K below which KSPLIT = 0 does not split further.
 const AUTO_SPLIT_MIN_K: usize = 384;
-/// Depth of K per work-group of the unsplit launch below which KSPLIT = 0 does not split further.
-const AUTO_SPLIT_K_PER_GROUP: usize = 2;
+/// Elements of C (padded to tiles) times splits per compute unit up to which KSPLIT = 0 keeps
+/// splitting K: each split adds into all of its tile of C atomically.
+const AUTO_SPLIT_C_PER_UNIT: usize = 16384;
 /// Most splits KSPLIT = 0 uses.
 const AUTO_SPLIT_MAX: usize = 16;
 
 impl Geometry {
     /// Splits of K for an M x N x K problem of `batch` products on a device of `compute_units`: KSPLIT
     /// itself when fixed; for KSPLIT = 0, the most of 1, 2, 4, 8, 16 that keeps the work-groups within
-    /// 12 per compute unit and each split at least max(384, 2 × unsplit work-groups) deep. Splitting
-    /// pays while too few tiles fill the device, and its atomic adds cost in proportion to C, so
-    /// the more tiles the deeper each split must be (fitted to the H200 split-K sweeps of 2026-11-24,
-    /// docs/PERFORMANCE.md).
+    /// 12 per compute unit, C (padded to tiles) times the splits within 16384 elements per compute
+    /// unit, and each split at least 384 deep. Splitting pays while too few tiles fill the device,
+    /// and its atomic adds and the scaling of C cost in proportion to C times the splits (fitted to
+    /// the H200 split-K sweeps of 2026-11-24, docs/PERFORMANCE.md).
     pub fn splits_for(&self, m: usize, n: usize, k: usize, batch: usize, compute_units: usize) -> usize {
         if self.k_splits != 0 {
             return self.k_splits;
         }
         let groups = m.div_ceil(self.tile[0]) * n.div_ceil(self.tile[1]) * batch;
+        let padded_c = groups * self.tile[0] * self.tile[1];
         let mut splits = 1;
         while splits < AUTO_SPLIT_MAX
             && groups * splits * 2 <= AUTO_SPLIT_GROUPS_PER_UNIT * compute_units
-            && k / (splits * 2) >= AUTO_SPLIT_MIN_K.max(AUTO_SPLIT_K_PER_GROUP * groups)
+            && padded_c * splits * 2 <= AUTO_SPLIT_C_PER_UNIT * compute_units
+            && k / (splits * 2) >= AUTO_SPLIT_MIN_K
         {
             splits *= 2;
         }
@@ -533,15 +536,17 @@ mod tests {
         v.params.insert("KSPLIT".into(), 0);
         assert_eq!(v.validate(), Ok(()));
         let g = v.geometry();
-        // 64 x 64 tiles on 132 compute units: at most 1584 work-groups.
+        // 64 x 64 tiles on 132 compute units: at most 1584 work-groups and 2162688 elements of C
+        // times splits.
         assert_eq!(g.splits_for(4096, 4096, 4096, 1, 132), 1, "4096 tiles already fill the device");
-        assert_eq!(g.splits_for(512, 512, 8192, 1, 132), 16, "64 tiles, deep K: 1024 work-groups");
+        assert_eq!(g.splits_for(512, 512, 8192, 1, 132), 8, "64 tiles: C times 16 splits is too much");
+        assert_eq!(g.splits_for(256, 512, 8192, 1, 132), 16, "32 tiles, deep K");
+        assert_eq!(g.splits_for(256, 512, 4096, 1, 132), 8, "each split at least 384 deep");
         assert_eq!(g.splits_for(512, 512, 1024, 1, 132), 2, "each split at least 384 deep");
-        assert_eq!(g.splits_for(512, 512, 8192, 8, 132), 2, "the batch counts as tiles");
-        assert_eq!(g.splits_for(1024, 1024, 8192, 1, 132), 4);
+        assert_eq!(g.splits_for(512, 512, 8192, 8, 132), 1, "the batch counts as tiles");
+        assert_eq!(g.splits_for(1024, 1024, 8192, 1, 132), 2);
         assert_eq!(g.splits_for(16, 16, 100, 1, 132), 1, "K too short to split");
-        assert_eq!(g.splits_for(2048, 1536, 768, 1, 132), 1, "768 tiles: splits of 384 are too thin");
-        assert_eq!(g.splits_for(2048, 1536, 4096, 1, 132), 2, "768 tiles: splits of 2048 pay");
+        assert_eq!(g.splits_for(2048, 1536, 4096, 1, 132), 1, "3.1 M elements of C: no split");
         assert_eq!(g.splits_for(512, 512, 8192, 1, 2), 1, "two compute units: 24 work-groups");
     }
 
