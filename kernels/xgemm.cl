@@ -41,6 +41,19 @@
 {% if SA == 1 %}{{ macros::stage(name="a", R="MWG", DIMO="MDIMA", dim="M") }}{% endif %}
 {% if SB == 1 %}{{ macros::stage(name="b", R="NWG", DIMO="NDIMB", dim="N") }}{% endif %}
 {% if KSPLIT != 1 %}
+#if defined(NVIDIA_PTX_RED)
+// *p += v atomically, by one PTX reduction (NVIDIA GPUs; the host passes -DNVIDIA_PTX_RED there):
+// fire and forget, where a compare-and-swap loop reads, waits and retries on every collision.
+#if PRECISION == 64
+inline void atomic_add_real(__global real* p, const real v) {
+    asm volatile("red.global.add.f64 [%0], %1;" :: "l"(p), "d"(v) : "memory");
+}
+#else
+inline void atomic_add_real(__global real* p, const real v) {
+    asm volatile("red.global.add.f32 [%0], %1;" :: "l"(p), "f"(v) : "memory");
+}
+#endif
+#else
 // *p += v atomically, by compare-and-swap on the bits (OpenCL 1.2 has no floating-point atomic add).
 #if PRECISION == 64
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
@@ -61,6 +74,7 @@ inline void atomic_add_real(__global real* p, const real v) {
         old = seen;
     }
 }
+#endif
 #endif
 {% endif %}
 inline void xgemm_body(const int M, const int N, const int K, const int split, const int splits, const real alpha, const real beta,

@@ -18,8 +18,8 @@ use opencl3::types::{cl_command_queue, cl_context, cl_device_id, cl_event, cl_me
 
 use crate::cache::BinaryCache;
 use crate::codegen::render::{kernel_name, render_sources};
-use crate::codegen::{Family, Geometry, Orientation, Variant};
-use crate::device::DeviceInfo;
+use crate::codegen::{AtomicAdd, Family, Geometry, Orientation, Variant};
+use crate::device::{DeviceClass, DeviceInfo};
 use crate::error::{cl, Error, Result};
 use crate::gemm::{mem_len, Element, Precision, Problem};
 use crate::selection::{VariantId, HELPERS_SOURCE, VARIANTS};
@@ -119,6 +119,8 @@ pub struct CompiledVariant {
     scale_local: bool,
     /// The device's compute units, for the splits of K that KSPLIT = 0 chooses per launch.
     compute_units: usize,
+    /// How split-K adds into C on the device, which sets how far KSPLIT = 0 splits.
+    atomic_add: AtomicAdd,
 }
 
 /// A built program's four entry points, one per operand layout.
@@ -130,9 +132,22 @@ struct EntryPoints {
     kernels: Vec<Mutex<Kernel>>,
 }
 
+/// How split-K adds into C on a device: PTX reductions on NVIDIA GPUs, else compare-and-swap.
+fn atomic_add(info: &DeviceInfo) -> AtomicAdd {
+    match info.class {
+        DeviceClass::NvidiaGpu => AtomicAdd::Reduction,
+        DeviceClass::Cpu | DeviceClass::Default => AtomicAdd::CompareAndSwap,
+    }
+}
+
+/// The build options of a variant's program on a device: the precision and the atomic add's.
+fn variant_build_options(info: &DeviceInfo, precision: Precision) -> String {
+    format!("{} {}", precision.build_options(), atomic_add(info).build_option()).trim_end().to_string()
+}
+
 impl EntryPoints {
     fn build(engine: &Engine, id: &str, family: Family, source: &str, precision: Precision) -> Result<EntryPoints> {
-        let program = Program::build(engine, id, source, precision.build_options())?;
+        let program = Program::build(engine, id, source, &variant_build_options(&engine.info, precision))?;
         let mut kernels = Vec::with_capacity(4);
         for a_along_m in [false, true] {
             for b_along_n in [false, true] {
@@ -204,6 +219,7 @@ impl CompiledVariant {
             scale,
             scale_local: info.max_work_group_size >= 256,
             compute_units: info.compute_units,
+            atomic_add: atomic_add(info),
         })
     }
 
@@ -257,7 +273,7 @@ impl CompiledVariant {
         };
         let g = &self.geometry;
         let (splits, entries) = match &self.split {
-            Some(split) => match g.splits_for(p.m, p.n, p.k, p.batch, self.compute_units) {
+            Some(split) => match g.splits_for(p.m, p.n, p.k, p.batch, self.compute_units, self.atomic_add) {
                 1 => (1, &self.main),
                 splits => (splits, split),
             },

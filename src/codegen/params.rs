@@ -411,34 +411,67 @@ pub struct Geometry {
     pub k_splits: usize,
 }
 
-/// Work-groups per compute unit up to which KSPLIT = 0 keeps splitting K.
-const AUTO_SPLIT_GROUPS_PER_UNIT: usize = 12;
-/// Depth of K below which KSPLIT = 0 does not split further.
-const AUTO_SPLIT_MIN_K: usize = 384;
-/// Elements of C (padded to tiles) times splits per compute unit up to which KSPLIT = 0 keeps
-/// splitting K: each split adds into all of its tile of C atomically.
-const AUTO_SPLIT_C_PER_UNIT: usize = 16384;
+/// How a device adds each split's product into C, which sets how far KSPLIT = 0 splits K.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AtomicAdd {
+    /// One fire-and-forget reduction per element: PTX `red.global.add` on NVIDIA GPUs.
+    Reduction,
+    /// A compare-and-swap loop per element (OpenCL 1.2 has no floating-point atomic add).
+    CompareAndSwap,
+}
+
+impl AtomicAdd {
+    /// The OpenCL build option that selects it in kernels/xgemm.cl (none for the portable loop).
+    pub fn build_option(self) -> &'static str {
+        match self {
+            AtomicAdd::Reduction => "-DNVIDIA_PTX_RED",
+            AtomicAdd::CompareAndSwap => "",
+        }
+    }
+
+    /// Per compute unit: the work-groups and the elements of C (padded to tiles) times splits up
+    /// to which KSPLIT = 0 keeps splitting K; and the least depth of K per split. Fitted to the
+    /// H200 split-K sweeps of 2026-11-24 (docs/PERFORMANCE.md): with reductions, the limits that
+    /// time within 1.041x of the best fixed split over 3,156 (variant, shape) pairs; with
+    /// compare-and-swap, whose collisions make each split dearer, within 1.046x on the
+    /// fully measured pairs of the v6 sweep.
+    fn split_limits(self) -> (usize, usize, usize) {
+        match self {
+            AtomicAdd::Reduction => (64, 131_072, 128),
+            AtomicAdd::CompareAndSwap => (12, 16_384, 384),
+        }
+    }
+}
+
 /// Most splits KSPLIT = 0 uses.
 const AUTO_SPLIT_MAX: usize = 16;
 
 impl Geometry {
-    /// Splits of K for an M x N x K problem of `batch` products on a device of `compute_units`: KSPLIT
-    /// itself when fixed; for KSPLIT = 0, the most of 1, 2, 4, 8, 16 that keeps the work-groups within
-    /// 12 per compute unit, C (padded to tiles) times the splits within 16384 elements per compute
-    /// unit, and each split at least 384 deep. Splitting pays while too few tiles fill the device,
-    /// and its atomic adds and the scaling of C cost in proportion to C times the splits (fitted to
-    /// the H200 split-K sweeps of 2026-11-24, docs/PERFORMANCE.md).
-    pub fn splits_for(&self, m: usize, n: usize, k: usize, batch: usize, compute_units: usize) -> usize {
+    /// Splits of K for an M x N x K problem of `batch` products on a device of `compute_units` that
+    /// adds into C by `atomic_add`: KSPLIT itself when fixed; for KSPLIT = 0, the most of 1, 2, 4, 8,
+    /// 16 within the limits of [`AtomicAdd`] on work-groups, on C times splits, and on depth of K
+    /// per split. Splitting pays while too few tiles fill the device, and its adds into C and the
+    /// scaling of C cost in proportion to C times the splits.
+    pub fn splits_for(
+        &self,
+        m: usize,
+        n: usize,
+        k: usize,
+        batch: usize,
+        compute_units: usize,
+        atomic_add: AtomicAdd,
+    ) -> usize {
         if self.k_splits != 0 {
             return self.k_splits;
         }
+        let (groups_per_unit, c_per_unit, min_k) = atomic_add.split_limits();
         let groups = m.div_ceil(self.tile[0]) * n.div_ceil(self.tile[1]) * batch;
         let padded_c = groups * self.tile[0] * self.tile[1];
         let mut splits = 1;
         while splits < AUTO_SPLIT_MAX
-            && groups * splits * 2 <= AUTO_SPLIT_GROUPS_PER_UNIT * compute_units
-            && padded_c * splits * 2 <= AUTO_SPLIT_C_PER_UNIT * compute_units
-            && k / (splits * 2) >= AUTO_SPLIT_MIN_K
+            && groups * splits * 2 <= groups_per_unit * compute_units
+            && padded_c * splits * 2 <= c_per_unit * compute_units
+            && k / (splits * 2) >= min_k
         {
             splits *= 2;
         }
@@ -536,18 +569,29 @@ mod tests {
         v.params.insert("KSPLIT".into(), 0);
         assert_eq!(v.validate(), Ok(()));
         let g = v.geometry();
-        // 64 x 64 tiles on 132 compute units: at most 1584 work-groups and 2162688 elements of C
-        // times splits.
-        assert_eq!(g.splits_for(4096, 4096, 4096, 1, 132), 1, "4096 tiles already fill the device");
-        assert_eq!(g.splits_for(512, 512, 8192, 1, 132), 8, "64 tiles: C times 16 splits is too much");
-        assert_eq!(g.splits_for(256, 512, 8192, 1, 132), 16, "32 tiles, deep K");
-        assert_eq!(g.splits_for(256, 512, 4096, 1, 132), 8, "each split at least 384 deep");
-        assert_eq!(g.splits_for(512, 512, 1024, 1, 132), 2, "each split at least 384 deep");
-        assert_eq!(g.splits_for(512, 512, 8192, 8, 132), 1, "the batch counts as tiles");
-        assert_eq!(g.splits_for(1024, 1024, 8192, 1, 132), 2);
-        assert_eq!(g.splits_for(16, 16, 100, 1, 132), 1, "K too short to split");
-        assert_eq!(g.splits_for(2048, 1536, 4096, 1, 132), 1, "3.1 M elements of C: no split");
-        assert_eq!(g.splits_for(512, 512, 8192, 1, 2), 1, "two compute units: 24 work-groups");
+        // 64 x 64 tiles on 132 compute units with compare-and-swap: at most 1584 work-groups and
+        // 2162688 elements of C times splits, each split at least 384 deep.
+        let cas = |m, n, k, batch, units| g.splits_for(m, n, k, batch, units, AtomicAdd::CompareAndSwap);
+        assert_eq!(cas(4096, 4096, 4096, 1, 132), 1, "4096 tiles already fill the device");
+        assert_eq!(cas(512, 512, 8192, 1, 132), 8, "64 tiles: C times 16 splits is too much");
+        assert_eq!(cas(256, 512, 8192, 1, 132), 16, "32 tiles, deep K");
+        assert_eq!(cas(256, 512, 4096, 1, 132), 8, "each split at least 384 deep");
+        assert_eq!(cas(512, 512, 1024, 1, 132), 2, "each split at least 384 deep");
+        assert_eq!(cas(512, 512, 8192, 8, 132), 1, "the batch counts as tiles");
+        assert_eq!(cas(1024, 1024, 8192, 1, 132), 2);
+        assert_eq!(cas(16, 16, 100, 1, 132), 1, "K too short to split");
+        assert_eq!(cas(2048, 1536, 4096, 1, 132), 1, "3.1 M elements of C: no split");
+        assert_eq!(cas(512, 512, 8192, 1, 2), 1, "two compute units: 24 work-groups");
+        // With reductions: at most 8448 work-groups and 17301504 elements of C times splits, each
+        // split at least 128 deep.
+        let red = |m, n, k, batch, units| g.splits_for(m, n, k, batch, units, AtomicAdd::Reduction);
+        assert_eq!(red(4096, 4096, 4096, 1, 132), 1, "16.8 M elements of C: no split");
+        assert_eq!(red(2048, 2048, 4096, 1, 132), 4, "1024 tiles");
+        assert_eq!(red(8192, 8192, 8192, 1, 132), 1, "16384 tiles exceed 64 per compute unit");
+        assert_eq!(red(1024, 1024, 1024, 1, 132), 8, "each split at least 128 deep");
+        assert_eq!(red(512, 512, 8192, 1, 132), 16);
+        assert_eq!(red(16, 16, 200, 1, 132), 1, "K too short to split");
+        assert_eq!(red(512, 512, 8192, 1, 2), 1, "two compute units: C times 2 splits is too much");
     }
 
     #[test]
@@ -557,7 +601,7 @@ mod tests {
         v.params.insert("VWK".into(), 4);
         assert_eq!(v.validate(), Ok(()));
         assert_eq!(v.geometry().k_splits, 8);
-        assert_eq!(v.geometry().splits_for(64, 64, 64, 1, 132), 8, "a fixed KSPLIT is used as is");
+        assert_eq!(v.geometry().splits_for(64, 64, 64, 1, 132, AtomicAdd::Reduction), 8, "a fixed KSPLIT is used as is");
         v.params.insert("VWK".into(), 8);
         assert_eq!(v.validate().unwrap_err().field, "(MWG*KWG) % (MDIMC*NDIMC*VWK) == 0");
         let mut d = Variant::new(
