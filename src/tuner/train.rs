@@ -75,6 +75,9 @@ pub struct TrainOptions {
     pub labels: Vec<Labels>,
     /// The seed of the fold assignment.
     pub seed: u64,
+    /// Weights of shapes (1 where missing), as in selection's weighted objective: a shape of
+    /// weight w counts w times in the fit, in the leaves' labels and in the cross-validated slowdown.
+    pub shape_weights: BTreeMap<Shape, f64>,
 }
 
 impl Default for TrainOptions {
@@ -94,6 +97,7 @@ impl Default for TrainOptions {
                 Labels::Soft { cap: 2.0 },
             ],
             seed: 42,
+            shape_weights: BTreeMap::new(),
         }
     }
 }
@@ -134,6 +138,18 @@ struct Sample {
     targets: Vec<(usize, f64)>,
     /// The sample's weight under [`Weighting::Regret`] (mean 1 over the samples).
     weight: f64,
+    /// The shape's weight ([`TrainOptions::shape_weights`]).
+    shape_weight: f64,
+}
+
+impl Sample {
+    /// The weight the sample carries in the fit and in the leaves' labels under a weighting.
+    fn fit_weight(&self, weighting: Weighting) -> f64 {
+        match weighting {
+            Weighting::Uniform => self.shape_weight,
+            Weighting::Regret => self.shape_weight * self.weight,
+        }
+    }
 }
 
 /// The feature encoding the tree is trained on.
@@ -204,8 +220,8 @@ pub fn train(
         }
     }
     let labelled: Vec<(Labels, Vec<Sample>)> =
-        options.labels.iter().map(|&l| Ok((l, samples(matrix, rows, selected, l)?.0))).collect::<Result<_>>()?;
-    let unlabelled = samples(matrix, rows, selected, options.labels[0])?.1;
+        options.labels.iter().map(|&l| Ok((l, samples(matrix, rows, selected, l, options)?.0))).collect::<Result<_>>()?;
+    let unlabelled = samples(matrix, rows, selected, options.labels[0], options)?.1;
     let samples_at = |labels: Labels| &labelled.iter().find(|(l, _)| *l == labels).expect("labelling in grid").1;
     let mut grid = Vec::new();
     for &labels in &options.labels {
@@ -222,7 +238,7 @@ pub fn train(
     for point in grid.iter_mut() {
         let samples = samples_at(point.labels);
         let mut log_sum = 0.0;
-        let mut count = 0usize;
+        let mut count = 0.0;
         for fold in 0..n_folds {
             let fit: Vec<&Sample> = samples.iter().zip(&folds).filter(|(_, f)| **f != fold).map(|(s, _)| s).collect();
             let held: Vec<&Sample> = samples.iter().zip(&folds).filter(|(_, f)| **f == fold).map(|(s, _)| s).collect();
@@ -232,12 +248,12 @@ pub fn train(
                 for &row in &s.rows {
                     let oracle = matrix.time[row].iter().copied().fold(f64::INFINITY, f64::min);
                     let t = pick.map_or(f64::INFINITY, |v| matrix.time[row][v]);
-                    log_sum += (t / oracle).min(FAIL_PENALTY).ln();
-                    count += 1;
+                    log_sum += s.shape_weight * (t / oracle).min(FAIL_PENALTY).ln();
+                    count += s.shape_weight;
                 }
             }
         }
-        point.slowdown = if count > 0 { (log_sum / count as f64).exp() } else { 1.0 };
+        point.slowdown = if count > 0.0 { (log_sum / count).exp() } else { 1.0 };
     }
     let mut chosen = grid[0];
     for p in &grid[1..] {
@@ -272,7 +288,13 @@ pub fn pick(matrix: &Matrix, tree: &Tree, shape: &Shape, selected: &[usize]) -> 
 /// Groups rows by shape and labels each shape (with near-ties within `tolerance` resolved towards
 /// the configuration near-fastest on most shapes); returns the samples and the count of rows that
 /// could not be labelled.
-fn samples(matrix: &Matrix, rows: &[usize], selected: &[usize], labels: Labels) -> Result<(Vec<Sample>, usize)> {
+fn samples(
+    matrix: &Matrix,
+    rows: &[usize],
+    selected: &[usize],
+    labels: Labels,
+    options: &TrainOptions,
+) -> Result<(Vec<Sample>, usize)> {
     let tolerance = match labels {
         Labels::Fastest { tie_tolerance } => tie_tolerance,
         Labels::Soft { .. } => 0.0,
@@ -348,7 +370,8 @@ fn samples(matrix: &Matrix, rows: &[usize], selected: &[usize], labels: Labels) 
                 }
             }
             let targets = targets(matrix, &rows, selected, label, labels);
-            Sample { shape, rows, targets, weight: 1.0 + regret }
+            let shape_weight = options.shape_weights.get(&shape).copied().unwrap_or(1.0);
+            Sample { shape, rows, targets, weight: 1.0 + regret, shape_weight }
         })
         .collect();
     let mean = samples.iter().map(|s| s.weight).sum::<f64>() / samples.len() as f64;
@@ -415,13 +438,7 @@ fn fit_linfa(samples: &[&Sample], point: &CvPoint) -> Result<DecisionTree<f64, u
     let y: Array1<usize> = fit_rows.iter().map(|&(_, label, _)| label).collect();
     let w: Array1<f32> = fit_rows
         .iter()
-        .map(|&(s, _, share)| {
-            let weight = match point.weighting {
-                Weighting::Uniform => 1.0,
-                Weighting::Regret => s.weight,
-            };
-            (weight * share) as f32
-        })
+        .map(|&(s, _, share)| (s.fit_weight(point.weighting) * share) as f32)
         .collect();
     let dataset = linfa::Dataset::new(x, y).with_weights(w).with_feature_names(ShapeFeatures::NAMES.to_vec());
     DecisionTree::params()
@@ -449,10 +466,7 @@ impl Relabel<'_> {
             samples
                 .iter()
                 .map(|s| {
-                    let weight = match self.weighting {
-                        Weighting::Uniform => 1.0,
-                        Weighting::Regret => s.weight,
-                    };
+                    let weight = s.fit_weight(self.weighting);
                     let log_sum: f64 = s
                         .rows
                         .iter()

@@ -149,8 +149,8 @@ struct RegenerateArgs {
     /// Without `--holdout`: the fraction of shapes held out from selection and training.
     #[arg(long, default_value_t = 0.2)]
     test_fraction: f64,
-    /// Weigh shapes in the selection's geometric mean: a file of `M N K WEIGHT` lines (shapes
-    /// it leaves out weigh 1).
+    /// Weigh shapes in the selection's geometric mean and in the trees' fit and cross-validation:
+    /// a file of `M N K WEIGHT` lines (shapes it leaves out weigh 1).
     #[arg(long)]
     shape_weights: Option<PathBuf>,
     /// Seed of the split and the methods.
@@ -352,13 +352,21 @@ fn run_regenerate(mut args: RegenerateArgs) -> Result<()> {
             })
             .collect()
     };
+    let objective = objective(args.shape_weights.as_deref())?;
     let options = regenerate::RegenerateOptions {
         select: select::SelectOptions {
             method: args.method.parse()?,
             max_configs: args.k,
             max_per_class: Some(args.per_class),
-            objective: objective(args.shape_weights.as_deref())?,
+            objective: objective.clone(),
             seed: args.seed,
+        },
+        train: train::TrainOptions {
+            shape_weights: match objective {
+                select::Objective::WeightedGeomean(weights) => weights,
+                _ => Default::default(),
+            },
+            ..Default::default()
         },
         test_fraction: args.test_fraction,
         source: source(&every_file),
