@@ -601,7 +601,11 @@ mod tests {
         v.params.insert("VWK".into(), 4);
         assert_eq!(v.validate(), Ok(()));
         assert_eq!(v.geometry().k_splits, 8);
-        assert_eq!(v.geometry().splits_for(64, 64, 64, 1, 132, AtomicAdd::Reduction), 8, "a fixed KSPLIT is used as is");
+        assert_eq!(
+            v.geometry().splits_for(64, 64, 64, 1, 132, AtomicAdd::Reduction),
+            8,
+            "a fixed KSPLIT is used as is"
+        );
         v.params.insert("VWK".into(), 8);
         assert_eq!(v.validate().unwrap_err().field, "(MWG*KWG) % (MDIMC*NDIMC*VWK) == 0");
         let mut d = Variant::new(

@@ -219,8 +219,11 @@ pub fn train(
             _ => {}
         }
     }
-    let labelled: Vec<(Labels, Vec<Sample>)> =
-        options.labels.iter().map(|&l| Ok((l, samples(matrix, rows, selected, l, options)?.0))).collect::<Result<_>>()?;
+    let labelled: Vec<(Labels, Vec<Sample>)> = options
+        .labels
+        .iter()
+        .map(|&l| Ok((l, samples(matrix, rows, selected, l, options)?.0)))
+        .collect::<Result<_>>()?;
     let unlabelled = samples(matrix, rows, selected, options.labels[0], options)?.1;
     let samples_at = |labels: Labels| &labelled.iter().find(|(l, _)| *l == labels).expect("labelling in grid").1;
     let mut grid = Vec::new();
@@ -436,10 +439,7 @@ fn fit_linfa(samples: &[&Sample], point: &CvPoint) -> Result<DecisionTree<f64, u
         }
     }
     let y: Array1<usize> = fit_rows.iter().map(|&(_, label, _)| label).collect();
-    let w: Array1<f32> = fit_rows
-        .iter()
-        .map(|&(s, _, share)| (s.fit_weight(point.weighting) * share) as f32)
-        .collect();
+    let w: Array1<f32> = fit_rows.iter().map(|&(s, _, share)| (s.fit_weight(point.weighting) * share) as f32).collect();
     let dataset = linfa::Dataset::new(x, y).with_weights(w).with_feature_names(ShapeFeatures::NAMES.to_vec());
     DecisionTree::params()
         .max_depth(Some(point.max_depth))
@@ -661,6 +661,25 @@ mod tests {
         assert!(matches!(train(&m, &rows, &[0, 1], "cpu", &bad), Err(Error::Invalid(_))));
     }
 
+    #[test]
+    fn shape_weights_move_the_choice() {
+        // One leaf for all 40 shapes: config 0 is 1.5x slower on m > 30, config 1 1.1x slower on
+        // m <= 30. Unweighted, config 1 costs less (30 ln 1.1 < 10 ln 1.5); with the m <= 30
+        // shapes weighing 10 each, config 0 does.
+        let problems: Vec<_> = (1..=40u64).map(|m| (0, m, 64, 64)).collect();
+        let time = (1..=40u64).map(|m| if m <= 30 { vec![1.0, 1.1] } else { vec![1.5, 1.0] }).collect();
+        let m = toy(&[("d", "cpu")], &problems, time);
+        let rows: Vec<usize> = (0..40).collect();
+        let one_leaf = TrainOptions { depths: vec![1], min_leaf: vec![1000], ..TrainOptions::default() };
+        let leaf = |options: &TrainOptions| match train(&m, &rows, &[0, 1], "cpu", options).unwrap().tree.root {
+            Node::Leaf { variant, .. } => variant,
+            split => panic!("{split:?}"),
+        };
+        assert_eq!(leaf(&one_leaf), m.configs[1].id());
+        let shape_weights = m.problems.iter().filter(|p| p.shape.m <= 30).map(|p| (p.shape, 10.0)).collect();
+        assert_eq!(leaf(&TrainOptions { shape_weights, ..one_leaf }), m.configs[0].id());
+    }
+
     /// The leaf a shape reaches in linfa's tree, as the directions taken.
     fn linfa_path(node: &TreeNode<f64, usize>, x: &[f64; ShapeFeatures::COUNT]) -> Vec<bool> {
         let mut path = vec![];
@@ -702,7 +721,13 @@ mod tests {
         (0..count)
             .map(|_| {
                 let shape = Shape { m: d(&mut rng), n: d(&mut rng), k: d(&mut rng) };
-                Sample { shape, rows: vec![], targets: vec![(rng.gen_range(0..classes), 1.0)], weight: 1.0 }
+                Sample {
+                    shape,
+                    rows: vec![],
+                    targets: vec![(rng.gen_range(0..classes), 1.0)],
+                    weight: 1.0,
+                    shape_weight: 1.0,
+                }
             })
             .collect()
     }

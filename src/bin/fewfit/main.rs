@@ -371,7 +371,6 @@ fn run_regenerate(mut args: RegenerateArgs) -> Result<()> {
         test_fraction: args.test_fraction,
         source: source(&every_file),
         tree_only_rows,
-        ..Default::default()
     };
     let holdout = if args.holdout.is_empty() { None } else { Some(load_matrix(&args.holdout)?) };
     let out = regenerate::regenerate(&matrix, holdout.as_ref(), &options)?;
