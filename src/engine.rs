@@ -229,7 +229,8 @@ impl CompiledVariant {
     }
 
     /// Checks a GEMM's arguments and enqueues it on this variant (the tuner's way to time any
-    /// variant of the space); the queue must belong to the engine's context and device.
+    /// variant of the space); the queue must belong to the engine's context and device. The event
+    /// is the kernel's; see [`CompiledVariant::enqueue_gemm_timed`] for the whole launch.
     #[allow(clippy::too_many_arguments)]
     pub fn enqueue_gemm<T: Element>(
         &self,
@@ -242,6 +243,24 @@ impl CompiledVariant {
         c: &mut opencl3::memory::Buffer<T>,
         wait: &[cl_event],
     ) -> Result<opencl3::event::Event> {
+        Ok(self.enqueue_gemm_timed(queue, spec, alpha, a, b, beta, c, wait)?.0)
+    }
+
+    /// As [`CompiledVariant::enqueue_gemm`], also returning the event of the `scale_c` kernel that a
+    /// launch splitting K enqueues first (`None` when it does not split): the launch's device time
+    /// runs from that event's start to the kernel's end.
+    #[allow(clippy::too_many_arguments)]
+    pub fn enqueue_gemm_timed<T: Element>(
+        &self,
+        queue: &opencl3::command_queue::CommandQueue,
+        spec: &crate::GemmSpec,
+        alpha: T,
+        a: &opencl3::memory::Buffer<T>,
+        b: &opencl3::memory::Buffer<T>,
+        beta: T,
+        c: &mut opencl3::memory::Buffer<T>,
+        wait: &[cl_event],
+    ) -> Result<(opencl3::event::Event, Option<opencl3::event::Event>)> {
         use opencl3::memory::ClMem;
         let lengths = [mem_len::<T>(a.get())?, mem_len::<T>(b.get())?, mem_len::<T>(c.get())?];
         let problem = spec.validate(alpha == T::ZERO, lengths, [a.get(), b.get(), c.get()])?;
@@ -252,12 +271,18 @@ impl CompiledVariant {
                 reason: "a variant runs only a non-empty product with alpha != 0".into(),
             });
         }
-        let event = self.enqueue(queue.get(), &problem, alpha, beta, wait)?;
-        Ok(opencl3::event::Event::new(event))
+        let (kernel, scale) = self.enqueue_with_scale(queue.get(), &problem, alpha, beta, wait)?;
+        let scale = scale.map(|e| {
+            let raw = e.0;
+            std::mem::forget(e); // the reference passes to opencl3's event
+            opencl3::event::Event::new(raw)
+        });
+        Ok((opencl3::event::Event::new(kernel), scale))
     }
 
     /// Launches the variant on a problem already checked by `gemm::validate`. A launch that splits
-    /// K first enqueues C = beta * C, and the kernel waits for it, so the returned event covers both.
+    /// K first enqueues C = beta * C, and the kernel waits for it, so the returned event completes after
+    /// both (its profiling times are the kernel's alone).
     pub(crate) fn enqueue<T: Element>(
         &self,
         queue: cl_command_queue,
@@ -266,6 +291,18 @@ impl CompiledVariant {
         beta: T,
         wait: &[cl_event],
     ) -> Result<cl_event> {
+        Ok(self.enqueue_with_scale(queue, problem, alpha, beta, wait)?.0)
+    }
+
+    /// [`CompiledVariant::enqueue`], also returning the `scale_c` event of a launch that splits K.
+    fn enqueue_with_scale<T: Element>(
+        &self,
+        queue: cl_command_queue,
+        problem: &Problem,
+        alpha: T,
+        beta: T,
+        wait: &[cl_event],
+    ) -> Result<(cl_event, Option<Event>)> {
         let p = match self.geometry.orientation {
             Orientation::SmallM if problem.m > problem.n => problem.transposed(),
             Orientation::AlongM if !problem.a.along_outer && problem.b.along_outer => problem.transposed(),
@@ -305,7 +342,7 @@ impl CompiledVariant {
             args.int(splits)?;
         }
         let global = [p.m.div_ceil(g.tile[0]) * g.local[0], p.n.div_ceil(g.tile[1]) * g.local[1], p.batch * splits];
-        launch(queue, &entry, global, Some([g.local[0], g.local[1], 1]), wait)
+        Ok((launch(queue, &entry, global, Some([g.local[0], g.local[1], 1]), wait)?, scaled))
     }
 }
 
