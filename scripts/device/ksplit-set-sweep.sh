@@ -11,18 +11,7 @@ source scripts/device/nvidia.sh
 out="${OUT:-/tmp/ksplit-set-out}"; mkdir -p "$out" /tmp/ksplit-set
 f=h200-v10-ksplit-set-f32.jsonl; [ -f ".device/$f" ] && cp ".device/$f" "$out/$f"
 python3 scripts/shape_list.py /tmp/ksplit-set/shapes.txt variants/shapes/{train,train-ml,unseen}.txt --min-mn-above 8
-python3 scripts/set_records.py variants/selected.json /tmp/ksplit-set/all.jsonl.gz variants/data/h200-*.jsonl.gz
-python3 - <<'PY'
-import gzip, json
-with gzip.open('/tmp/ksplit-set/all.jsonl.gz', 'rt') as src, gzip.open('/tmp/ksplit-set/set.jsonl.gz', 'wt') as dst:
-    seen = set()  # one record per variant: datasets of other kernel code may disagree on times
-    for line in src:
-        v = json.loads(line)['variant']
-        key = json.dumps(v, sort_keys=True)
-        if v['kernel'] == 'xgemm' and key not in seen:
-            seen.add(key)
-            dst.write(line)
-PY
+python3 scripts/set_records.py variants/selected.json /tmp/ksplit-set/set.jsonl.gz variants/data/h200-*.jsonl.gz --kernel xgemm
 .device/fewfit sweep --device gpu --quiet --no-shipped --repeats 10 --shapes /tmp/ksplit-set/shapes.txt \
   --space variants/space-gpu.json --sample 0 --variants-from /tmp/ksplit-set/set.jsonl.gz \
   --also-with KSPLIT=2 --also-with KSPLIT=4 --also-with KSPLIT=8 --also-with KSPLIT=16 \

@@ -10,18 +10,7 @@ cd "$(dirname "$0")/../.."
 source scripts/device/nvidia.sh
 out="${OUT:-/tmp/split-compare-out}"; mkdir -p "$out" /tmp/split-compare
 python3 scripts/shape_list.py /tmp/split-compare/shapes.txt variants/shapes/{train,train-ml,unseen}.txt --min-mn-above 8
-python3 scripts/set_records.py variants/selected.json /tmp/split-compare/all.jsonl.gz variants/data/h200-*.jsonl.gz
-python3 - <<'PY'
-import gzip, json
-with gzip.open('/tmp/split-compare/all.jsonl.gz', 'rt') as src, gzip.open('/tmp/split-compare/set.jsonl.gz', 'wt') as dst:
-    seen = set()  # one record per variant: datasets of other kernel code may disagree on times
-    for line in src:
-        v = json.loads(line)['variant']
-        key = json.dumps(v, sort_keys=True)
-        if v['kernel'] == 'xgemm' and key not in seen:
-            seen.add(key)
-            dst.write(line)
-PY
+python3 scripts/set_records.py variants/selected.json /tmp/split-compare/set.jsonl.gz variants/data/h200-*.jsonl.gz --kernel xgemm
 for run in before:$1 after:$2; do
   "${run#*:}" sweep --device gpu --quiet --no-shipped --repeats 10 --shapes /tmp/split-compare/shapes.txt \
     --space variants/space-gpu.json --sample 0 --variants-from /tmp/split-compare/set.jsonl.gz \
