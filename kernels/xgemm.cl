@@ -9,7 +9,10 @@
 // next slice is loaded into registers before the current one is multiplied and stored into the other
 // buffer after, with one barrier per slice. With KSPLIT > 1, launch dimension 2 runs batch x KSPLIT:
 // each split multiplies one range of K and adds alpha times its product into C atomically (the host
-// first scales C by beta). With KSPLIT = 0 the host chooses the number of splits (at least 2) per
+// first scales C by beta). On NVIDIA GPUs (-DNVIDIA_PTX_RED) the host does not scale C: split 0 of
+// each tile stores alpha * its product + beta * C as an unsplit launch does, then releases the tile
+// by a flag; the other splits wait for that flag before they add. Waiting is safe because work-groups
+// start in the order of their index and split 0 has the lowest of its tile. With KSPLIT = 0 the host chooses the number of splits (at least 2) per
 // launch, the `k_splits` argument, and runs the KSPLIT = 1 program where it does not split. With
 // SWZ = 1 the local slices of an operand contiguous along K are stored with swizzled columns, free of
 // bank conflicts (macros.cl). Tiles that cross the edge of C or of K are loaded with bounds checks
@@ -80,7 +83,8 @@ inline void atomic_add_real(__global real* p, const real v) {
 inline void xgemm_body(const int M, const int N, const int K, const int split, const int splits, const real alpha, const real beta,
                        const __global real* restrict A, const int lda, const int a_along_m,
                        const __global real* restrict B, const int ldb, const int b_along_n,
-                       __global real* C, const int ldc, __local real* alm, __local real* blm) {
+                       __global real* C, const int ldc, __local real* alm, __local real* blm{% if KSPLIT != 1 %},
+                       volatile __global uint* tile_flags, const uint epoch{% endif %}) {
     const int tm = get_local_id(0);
     const int tn = get_local_id(1);
     const int tid = tm + tn * MDIMC;
@@ -191,7 +195,25 @@ inline void xgemm_body(const int M, const int N, const int K, const int split, c
 {% elif SA == 1 or SB == 1 %}        barrier(CLK_LOCAL_MEM_FENCE);
 {% endif %}    }
 
-{% if KSPLIT != 1 %}    // C += alpha * acc, atomically: C already holds beta * C, and the other splits add their parts.
+{% if KSPLIT != 1 %}#if defined(NVIDIA_PTX_RED)
+    // Split 0 stores; the others wait until it has released the tile, then add. The flag's address
+    // is computed here, not kept in registers through the K loop.
+    volatile __global uint* tile_flag = tile_flags +
+        (get_group_id(2) / splits * get_num_groups(1) + get_group_id(1)) * get_num_groups(0) + get_group_id(0);
+    const bool adds = split != 0;
+    if (adds && kb < ke) {
+        if (tid == 0) {
+            while (*tile_flag != epoch) {}
+        }
+        barrier(CLK_GLOBAL_MEM_FENCE);
+    }
+#else
+    const bool adds = true;
+#endif
+    // Element by element, C += alpha * acc atomically (C holds beta * C or more, and the other splits
+    // add their parts), or for the split that stores, C = alpha * acc + beta * C. One loop for both
+    // keeps the program's registers those of the adds alone (vector stores here cost the H200's
+    // 128 x 128 tiles half their occupancy).
     #pragma unroll
     for (int ni = 0; ni < NWI; ni++) {
         const int j = n0 + COL_OF(tn, ni);
@@ -201,11 +223,27 @@ inline void xgemm_body(const int M, const int N, const int K, const int split, c
             const real* e = (const real*)&acc[mv][ni];
             if (j < N && kb < ke) {
                 for (int v = 0; v < VWM && i0 + v < M; v++) {
-                    atomic_add_real(C + i0 + v + j * ldc, alpha * e[v]);
+                    __global real* c = C + i0 + v + j * ldc;
+                    const real r = alpha * e[v];
+                    if (adds) {
+                        atomic_add_real(c, r);
+                    } else {
+                        *c = (beta == ZERO) ? r : fma(beta, *c, r);
+                    }
                 }
             }
         }
     }
+#if defined(NVIDIA_PTX_RED)
+    if (!adds) {
+        // Release the tile: every work-item's stores reach the device's memory before the flag does.
+        asm volatile("membar.gl;" ::: "memory");
+        barrier(CLK_GLOBAL_MEM_FENCE);
+        if (tid == 0) {
+            atomic_xchg(tile_flag, epoch);
+        }
+    }
+#endif
 {% else %}    // C = alpha * acc + beta * C (C is not read when beta = 0), a vector at a time inside C.
     const bool c_aligned = ALIGNED(C, ldc, VWM);
     #pragma unroll
@@ -231,22 +269,33 @@ inline void xgemm_body(const int M, const int N, const int K, const int split, c
 // One entry point per operand layout: am/ak = A contiguous along M/K, bk/bn = B along K/N.
 // Dimension 2 of the launch is the batch times the splits of K: item b reads A, B and C shifted by
 // b * a_bs, b_bs, c_bs. `k_splits` is the host's number of splits for KSPLIT = 0, ignored otherwise.
+// On NVIDIA GPUs a program that splits K also takes one flag per tile and batch item, which split 0
+// sets to `epoch`, a value the host has never given these flags before.
 {% for a in ["m", "k"] %}{% for b in ["k", "n"] %}
 __kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1)))
 void xgemm_a{{ a }}_b{{ b }}(const int M, const int N, const int K, const real alpha, const real beta,
                    const __global real* restrict A, const int a_off, const int lda,
                    const __global real* restrict B, const int b_off, const int ldb,
                    __global real* C, const int c_off, const int ldc,
-                   const int a_bs, const int b_bs, const int c_bs, const int k_splits) {
+                   const int a_bs, const int b_bs, const int c_bs, const int k_splits{% if KSPLIT != 1 %}
+#if defined(NVIDIA_PTX_RED)
+                   , volatile __global uint* tile_flags, const uint epoch
+#endif
+{% endif %}) {
     const int splits = {% if KSPLIT == 0 %}k_splits{% else %}KSPLIT{% endif %};
     const int batch = get_global_id(2) / splits;
     const int split = get_global_id(2) % splits;
-{% if SA == 1 %}    __local real alm[(DB + 1) * KWG * MWG] __attribute__((aligned(sizeof(realM))));
+{% if KSPLIT != 1 %}#if !defined(NVIDIA_PTX_RED)
+    volatile __global uint* tile_flags = 0;
+    const uint epoch = 0;
+#endif
+{% endif %}{% if SA == 1 %}    __local real alm[(DB + 1) * KWG * MWG] __attribute__((aligned(sizeof(realM))));
 {% else %}    __local real* alm = 0;
 {% endif %}{% if SB == 1 %}    __local real blm[(DB + 1) * KWG * NWG] __attribute__((aligned(sizeof(realN))));
 {% else %}    __local real* blm = 0;
 {% endif %}    xgemm_body(M, N, K, split, splits, alpha, beta, A + a_off + batch * a_bs, lda, {{ a == "m" }},
-               B + b_off + batch * b_bs, ldb, {{ b == "n" }}, C + c_off + batch * c_bs, ldc, alm, blm);
+               B + b_off + batch * b_bs, ldb, {{ b == "n" }}, C + c_off + batch * c_bs, ldc, alm, blm{% if KSPLIT != 1 %},
+               tile_flags, epoch{% endif %});
 }
 {% endfor %}{% endfor %}
 {% if KSPLIT != 1 %}

@@ -23,6 +23,7 @@ use crate::device::{DeviceClass, DeviceInfo};
 use crate::error::{cl, Error, Result};
 use crate::gemm::{mem_len, Element, Precision, Problem};
 use crate::selection::{VariantId, HELPERS_SOURCE, VARIANTS};
+use crate::tile_flags::TileFlags;
 
 static PROGRAMS_COMPILED: AtomicU64 = AtomicU64::new(0);
 static PROGRAMS_FROM_CACHE: AtomicU64 = AtomicU64::new(0);
@@ -113,7 +114,8 @@ pub struct CompiledVariant {
     /// For KSPLIT = 0, the program of the launches that split K, where the device can split
     /// (f64 needs 64-bit atomics).
     split: Option<EntryPoints>,
-    /// The variant's own `scale_c` (C = beta * C, enqueued before a launch that splits K).
+    /// The variant's own `scale_c` (C = beta * C, enqueued before a launch that splits K where
+    /// the device's atomic add needs it).
     scale: Option<Mutex<Kernel>>,
     /// Whether `scale` may run in 16 x 16 work-groups.
     scale_local: bool,
@@ -121,6 +123,8 @@ pub struct CompiledVariant {
     compute_units: usize,
     /// How split-K adds into C on the device, which sets how far KSPLIT = 0 splits.
     atomic_add: AtomicAdd,
+    /// The flags by which split 0 releases a tile's other splits (where C is not scaled first).
+    tile_flags: TileFlags,
 }
 
 /// A built program's four entry points, one per operand layout.
@@ -207,8 +211,8 @@ impl CompiledVariant {
         };
         let with_scale = if k_splits > 1 { Some(&main) } else { split.as_ref() };
         let scale = match with_scale {
-            Some(entries) => Some(Mutex::new(entries.program.kernel("scale_c")?)),
-            None => None,
+            Some(entries) if atomic_add(info).scales_c_first() => Some(Mutex::new(entries.program.kernel("scale_c")?)),
+            _ => None,
         };
         Ok(CompiledVariant {
             id: id.to_string(),
@@ -220,6 +224,7 @@ impl CompiledVariant {
             scale_local: info.max_work_group_size >= 256,
             compute_units: info.compute_units,
             atomic_add: atomic_add(info),
+            tile_flags: TileFlags::default(),
         })
     }
 
@@ -247,8 +252,8 @@ impl CompiledVariant {
     }
 
     /// As [`CompiledVariant::enqueue_gemm`], also returning the event of the `scale_c` kernel that a
-    /// launch splitting K enqueues first (`None` when it does not split): the launch's device time
-    /// runs from that event's start to the kernel's end.
+    /// launch splitting K enqueues first where the device's atomic add needs it (`None` otherwise,
+    /// as on NVIDIA GPUs): the launch's device time runs from that event's start to the kernel's end.
     #[allow(clippy::too_many_arguments)]
     pub fn enqueue_gemm_timed<T: Element>(
         &self,
@@ -281,8 +286,9 @@ impl CompiledVariant {
     }
 
     /// Launches the variant on a problem already checked by `gemm::validate`. A launch that splits
-    /// K first enqueues C = beta * C, and the kernel waits for it, so the returned event completes after
-    /// both (its profiling times are the kernel's alone).
+    /// K with compare-and-swap adds first enqueues C = beta * C, and the kernel waits for it, so the
+    /// returned event completes after both (its profiling times are the kernel's alone); with PTX
+    /// reductions it is one kernel, whose split 0 releases each tile's other splits.
     pub(crate) fn enqueue<T: Element>(
         &self,
         queue: cl_command_queue,
@@ -317,8 +323,9 @@ impl CompiledVariant {
             None if g.k_splits > 1 => (g.k_splits, &self.main),
             None => (1, &self.main),
         };
+        let released_by_split_0 = splits > 1 && !self.atomic_add.scales_c_first();
         let scaled = match &self.scale {
-            Some(scale) if splits > 1 => {
+            Some(scale) if splits > 1 && !released_by_split_0 => {
                 let kernel = scale.lock().expect("kernel lock");
                 Some(Event(enqueue_scale_c(queue, &kernel, &p, beta, self.scale_local, wait)?))
             }
@@ -341,13 +348,23 @@ impl CompiledVariant {
         if self.family == Family::Xgemm {
             args.int(splits)?;
         }
-        let global = [p.m.div_ceil(g.tile[0]) * g.local[0], p.n.div_ceil(g.tile[1]) * g.local[1], p.batch * splits];
-        Ok((launch(queue, &entry, global, Some([g.local[0], g.local[1], 1]), wait)?, scaled))
+        let tiles = [p.m.div_ceil(g.tile[0]), p.n.div_ceil(g.tile[1])];
+        let global = [tiles[0] * g.local[0], tiles[1] * g.local[1], p.batch * splits];
+        let local = Some([g.local[0], g.local[1], 1]);
+        if released_by_split_0 {
+            return self.tile_flags.with_flags(queue, tiles[0] * tiles[1] * p.batch, |flags| {
+                args.mem(flags.flags)?.value(flags.epoch)?;
+                let event = launch(queue, &entry, global, local, wait)?;
+                flags.launched(queue, event)?;
+                Ok((event, None))
+            });
+        }
+        Ok((launch(queue, &entry, global, local, wait)?, scaled))
     }
 }
 
 /// An event this code enqueued and still holds, released on drop.
-struct Event(cl_event);
+pub(crate) struct Event(pub(crate) cl_event);
 
 impl Drop for Event {
     fn drop(&mut self) {

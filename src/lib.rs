@@ -13,6 +13,7 @@ mod error;
 mod gemm;
 mod host;
 pub mod selection;
+mod tile_flags;
 
 #[cfg(feature = "tune")]
 pub mod tuner;

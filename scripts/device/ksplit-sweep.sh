@@ -5,14 +5,14 @@
 # xgemm on some shape) with KSPLIT = 2, 4, 8 and 16, on every training and held-out shape with
 # 16 < min(M, N) <= 512 and K >= 1024. Pairs already in the committed H200 datasets are skipped, but for
 # the split-K ones (v6, v8: measured before split-K added by PTX reductions on NVIDIA).
-# Usage: bash scripts/device/ksplit-sweep.sh [BUDGET_SECS]; writes h200-v10-ksplit[-unseen]-f32.jsonl.gz
-# to $OUT (resumes from .device/h200-v10-ksplit-f32.jsonl when carried back in). Binaries:
+# Usage: bash scripts/device/ksplit-sweep.sh [BUDGET_SECS]; writes h200-v11-ksplit[-unseen]-f32.jsonl.gz
+# to $OUT (resumes from .device/h200-v11-ksplit-f32.jsonl when carried back in). Binaries:
 # scripts/device/build.sh.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/device/nvidia.sh
 out="${OUT:-/tmp/ksplit-out}"; mkdir -p "$out" /tmp/ksplit
-f=h200-v10-ksplit-f32.jsonl; [ -f ".device/$f" ] && cp ".device/$f" "$out/$f"
+f=h200-v11-ksplit-f32.jsonl; [ -f ".device/$f" ] && cp ".device/$f" "$out/$f"
 python3 scripts/shape_list.py /tmp/ksplit/mid.txt variants/shapes/{train,train-ml,unseen}.txt \
   --min-mn-above 16 --min-mn-at-most 512 --min-k 1024
 wc -l /tmp/ksplit/mid.txt
@@ -28,5 +28,5 @@ PY
   --budget-secs "${1:-400}" --out "$out/$f"
 python3 scripts/sweep_best.py "$out/$f" --top 3 | tail -20
 python3 scripts/split_by_shapes.py "$out/$f" variants/shapes/unseen.txt \
-  "$out/h200-v10-ksplit-unseen-f32.jsonl.gz" "$out/h200-v10-ksplit-f32.jsonl.gz"
+  "$out/h200-v11-ksplit-unseen-f32.jsonl.gz" "$out/h200-v11-ksplit-f32.jsonl.gz"
 date -u

@@ -414,9 +414,12 @@ pub struct Geometry {
 /// How a device adds each split's product into C, which sets how far KSPLIT = 0 splits K.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AtomicAdd {
-    /// One fire-and-forget reduction per element: PTX `red.global.add` on NVIDIA GPUs.
+    /// One fire-and-forget reduction per element: PTX `red.global.add` on NVIDIA GPUs. There,
+    /// split 0 of each tile stores C (alpha times its part plus beta times C) and then lets the
+    /// other splits add, so a split launch is one kernel.
     Reduction,
-    /// A compare-and-swap loop per element (OpenCL 1.2 has no floating-point atomic add).
+    /// A compare-and-swap loop per element (OpenCL 1.2 has no floating-point atomic add); every
+    /// split adds, after a `scale_c` kernel has set C = beta * C.
     CompareAndSwap,
 }
 
@@ -427,6 +430,11 @@ impl AtomicAdd {
             AtomicAdd::Reduction => "-DNVIDIA_PTX_RED",
             AtomicAdd::CompareAndSwap => "",
         }
+    }
+
+    /// Whether a launch that splits K first scales C by beta in a kernel of its own.
+    pub fn scales_c_first(self) -> bool {
+        self == AtomicAdd::CompareAndSwap
     }
 
     /// Per compute unit: the work-groups and the elements of C (padded to tiles) times splits up
