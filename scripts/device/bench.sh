@@ -6,6 +6,7 @@
 # /tmp/peers-out). Binaries are built on the dev machine by scripts/device/build.sh.
 # Usage: [BENCH_DATA="DATA..."] bash scripts/device/bench.sh [SHAPES_FILE] [extra peers arguments,
 #        e.g. --max-flops 1e10]   (BENCH_DATA: the oracle's sweep datasets, see below)
+# PEERS=PATH times another build of the peers example (another set), e.g. beside the carried one.
 # Elsewhere (PoCL): DEVICE=cpu bash scripts/device/bench.sh ... uses the CPU device and skips the
 # NVIDIA set-up and cuBLAS.
 set -uo pipefail
@@ -23,7 +24,7 @@ if [ -n "$deb" ]; then
 else
   echo "no .device/libclblast1_*.deb carried: CLBlast only if installed system-wide"
 fi
-peers=.device/peers; [ -x "$peers" ] || peers=target/release/examples/peers
+peers="${PEERS:-.device/peers}"; [ -x "$peers" ] || peers=target/release/examples/peers
 # The oracle's datasets: BENCH_DATA (space-separated) when set, else the sweep of the shipped set's
 # kernels for the device (datasets measured with different kernel code disagree, and `merge`
 # refuses to join them, so the default is one dataset per device).

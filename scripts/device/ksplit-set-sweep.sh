@@ -18,5 +18,5 @@ python3 scripts/set_records.py variants/selected.json /tmp/ksplit-set/set.jsonl.
   --skip-measured variants/data/h200-v11-ksplit-f32.jsonl.gz variants/data/h200-v11-ksplit-unseen-f32.jsonl.gz \
   --budget-secs "${1:-400}" --out "$out/$f"
 python3 scripts/split_by_shapes.py "$out/$f" variants/shapes/unseen.txt \
-  "$out/h200-v11-ksplit-set-unseen-f32.jsonl.gz" "$out/h200-v11-ksplit-set-f32.jsonl.gz"
+  "$out/h200-v11-ksplit-set-unseen-f32.jsonl.gz" "$out/h200-v11-ksplit-set-f32.jsonl.gz" --drop KSPLIT=0 --drop KSPLIT=1
 date -u
