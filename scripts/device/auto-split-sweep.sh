@@ -5,14 +5,14 @@
 # KSPLIT = 1 originals everywhere: where the rule does not split they run the originals' program,
 # where it does they should come close to the best fixed split of h200-v11-ksplit. First the split-K mechanism tests on
 # the GPU. Usage: bash scripts/device/auto-split-sweep.sh [BUDGET_SECS]; writes
-# h200-v11-autosplit[-unseen]-f32.jsonl.gz to $OUT (resumes from .device/h200-v11-autosplit-f32.jsonl
+# h200-v13-autosplit[-unseen]-f32.jsonl.gz to $OUT (resumes from .device/h200-v13-autosplit-f32.jsonl
 # when carried back in). Binaries: scripts/device/build.sh.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/device/nvidia.sh
 out="${OUT:-/tmp/autosplit-out}"; mkdir -p "$out" /tmp/autosplit
 .device/tests/mechanisms --test-threads 1 2>&1 | tail -3
-f=h200-v11-autosplit-f32.jsonl; [ -f ".device/$f" ] && cp ".device/$f" "$out/$f"
+f=h200-v13-autosplit-f32.jsonl; [ -f ".device/$f" ] && cp ".device/$f" "$out/$f"
 python3 scripts/shape_list.py /tmp/autosplit/shapes.txt variants/shapes/{train,train-ml,unseen}.txt --min-mn-above 8
 wc -l /tmp/autosplit/shapes.txt
 python3 - <<'PY'
@@ -26,5 +26,5 @@ PY
   --budget-secs "${1:-400}" --out "$out/$f"
 python3 scripts/sweep_best.py "$out/$f" --top 3 | tail -10
 python3 scripts/split_by_shapes.py "$out/$f" variants/shapes/unseen.txt \
-  "$out/h200-v11-autosplit-unseen-f32.jsonl.gz" "$out/h200-v11-autosplit-f32.jsonl.gz"
+  "$out/h200-v13-autosplit-unseen-f32.jsonl.gz" "$out/h200-v13-autosplit-f32.jsonl.gz"
 date -u

@@ -438,27 +438,51 @@ impl AtomicAdd {
     }
 
     /// Per compute unit: the work-groups and the elements of C (padded to tiles) times splits up
-    /// to which KSPLIT = 0 keeps splitting K; and the least depth of K per split. Fitted to the
-    /// H200 split-K sweeps of 2026-11-24 (docs/PERFORMANCE.md): with reductions, the limits that
-    /// time within 1.041x of the best fixed split over 3,156 (variant, shape) pairs; with
-    /// compare-and-swap, whose collisions make each split dearer, within 1.046x on the
+    /// to which KSPLIT = 0 keeps splitting K; the least depth of K per split; and the most splits.
+    /// Fitted to the H200 split-K sweeps of 2026-11-24 (docs/PERFORMANCE.md): with reductions, the
+    /// limits that time within 1.041x of the best fixed split up to 16 over 3,156 (variant, shape)
+    /// pairs, and up to 64 splits while few work-groups run (a tiny C with a huge K: 3x faster at
+    /// 64x64x16384 in the split-compare of 20:42 UTC); with compare-and-swap, whose collisions make each split dearer, within 1.046x on the
     /// fully measured pairs of the v6 sweep.
-    fn split_limits(self) -> (usize, usize, usize) {
+    fn split_limits(self) -> SplitLimits {
         match self {
-            AtomicAdd::Reduction => (64, 131_072, 128),
-            AtomicAdd::CompareAndSwap => (12, 16_384, 384),
+            AtomicAdd::Reduction => SplitLimits {
+                groups_per_unit: 64,
+                c_per_unit: 131_072,
+                min_depth: 128,
+                max_splits: 64,
+                few_groups_per_unit: 4,
+            },
+            AtomicAdd::CompareAndSwap => SplitLimits {
+                groups_per_unit: 12,
+                c_per_unit: 16_384,
+                min_depth: 384,
+                max_splits: 16,
+                few_groups_per_unit: 0,
+            },
         }
     }
 }
 
-/// Most splits KSPLIT = 0 uses.
-const AUTO_SPLIT_MAX: usize = 16;
+/// How far KSPLIT = 0 splits K ([`Geometry::splits_for`]).
+struct SplitLimits {
+    /// Work-groups per compute unit.
+    groups_per_unit: usize,
+    /// Elements of C (padded to tiles) times splits per compute unit.
+    c_per_unit: usize,
+    /// The least depth of K per split.
+    min_depth: usize,
+    /// The most splits.
+    max_splits: usize,
+    /// Past 16 splits, work-groups per compute unit (so only a tiny C with a huge K splits more).
+    few_groups_per_unit: usize,
+}
 
 impl Geometry {
     /// Splits of K for an M x N x K problem of `batch` products on a device of `compute_units` that
     /// adds into C by `atomic_add`: KSPLIT itself when fixed; for KSPLIT = 0, the most of 1, 2, 4, 8,
-    /// 16 within the limits of [`AtomicAdd`] on work-groups, on C times splits, and on depth of K
-    /// per split. Splitting pays while too few tiles fill the device, and its adds into C and the
+    /// ... within the limits of [`AtomicAdd`] on work-groups, on C times splits, on depth of K per
+    /// split and on splits. Splitting pays while too few tiles fill the device, and its adds into C and the
     /// scaling of C cost in proportion to C times the splits.
     pub fn splits_for(
         &self,
@@ -472,14 +496,15 @@ impl Geometry {
         if self.k_splits != 0 {
             return self.k_splits;
         }
-        let (groups_per_unit, c_per_unit, min_k) = atomic_add.split_limits();
+        let limits = atomic_add.split_limits();
         let groups = m.div_ceil(self.tile[0]) * n.div_ceil(self.tile[1]) * batch;
         let padded_c = groups * self.tile[0] * self.tile[1];
         let mut splits = 1;
-        while splits < AUTO_SPLIT_MAX
-            && groups * splits * 2 <= groups_per_unit * compute_units
-            && padded_c * splits * 2 <= c_per_unit * compute_units
-            && k / (splits * 2) >= min_k
+        while splits < limits.max_splits
+            && groups * splits * 2 <= limits.groups_per_unit * compute_units
+            && padded_c * splits * 2 <= limits.c_per_unit * compute_units
+            && k / (splits * 2) >= limits.min_depth
+            && (splits < 16 || groups * splits * 2 <= limits.few_groups_per_unit * compute_units)
         {
             splits *= 2;
         }
@@ -597,7 +622,9 @@ mod tests {
         assert_eq!(red(2048, 2048, 4096, 1, 132), 4, "1024 tiles");
         assert_eq!(red(8192, 8192, 8192, 1, 132), 1, "16384 tiles exceed 64 per compute unit");
         assert_eq!(red(1024, 1024, 1024, 1, 132), 8, "each split at least 128 deep");
-        assert_eq!(red(512, 512, 8192, 1, 132), 16);
+        assert_eq!(red(512, 512, 8192, 1, 132), 16, "64 tiles: past 16 splits only within 4 groups per unit");
+        assert_eq!(red(64, 64, 16384, 1, 132), 64, "one tile, deep K: up to 64 splits");
+        assert_eq!(red(256, 256, 16384, 1, 132), 32, "16 tiles: 512 groups at 32 splits");
         assert_eq!(red(16, 16, 200, 1, 132), 1, "K too short to split");
         assert_eq!(red(512, 512, 8192, 1, 2), 1, "two compute units: C times 2 splits is too much");
     }
