@@ -150,8 +150,10 @@ mod tests {
         assert!(double.contains("buf ^= 1"));
         assert!(!double.contains("atomic_add_real"));
         let split = render(&xgemm(1, 1, 0, 4)).unwrap();
-        assert!(split.contains("atomic_add_real(C"));
-        assert!(split.contains("__kernel void scale_c"));
+        assert!(split.contains("atomic_add_real(c, r)"));
+        assert!(split.contains("__kernel void scale_c"), "compare-and-swap devices scale C first");
+        assert!(split.contains("while (*tile_flag != epoch)"), "on NVIDIA split 0 releases the other splits");
+        assert!(!double.contains("tile_flag"), "an unsplit program takes no flags");
         assert!(!split.contains("SWIZZLE"), "SWZ = 0 renders the kernel without the swizzle");
         let mut swizzled = xgemm(1, 1, 0, 1);
         swizzled.params.insert("SWZ".into(), 1);
@@ -164,7 +166,7 @@ mod tests {
         let auto = render_sources(&xgemm(1, 1, 0, 0)).unwrap();
         assert_eq!(auto.main, render(&xgemm(1, 1, 0, 1)).unwrap(), "unsplit launches run the KSPLIT = 1 program");
         let split = auto.split.unwrap();
-        assert!(split.contains("const int splits = k_splits;") && split.contains("atomic_add_real(C"));
+        assert!(split.contains("const int splits = k_splits;") && split.contains("atomic_add_real(c, r)"));
         let fixed = render_sources(&xgemm(1, 1, 0, 4)).unwrap();
         assert_eq!((fixed.main, fixed.split), (render(&xgemm(1, 1, 0, 4)).unwrap(), None));
     }
