@@ -209,9 +209,10 @@ impl CompiledVariant {
             }
             _ => None,
         };
+        let atomic_add = atomic_add(info);
         let with_scale = if k_splits > 1 { Some(&main) } else { split.as_ref() };
         let scale = match with_scale {
-            Some(entries) if atomic_add(info).scales_c_first() => Some(Mutex::new(entries.program.kernel("scale_c")?)),
+            Some(entries) if atomic_add.scales_c_first() => Some(Mutex::new(entries.program.kernel("scale_c")?)),
             _ => None,
         };
         Ok(CompiledVariant {
@@ -223,7 +224,7 @@ impl CompiledVariant {
             scale,
             scale_local: info.max_work_group_size >= 256,
             compute_units: info.compute_units,
-            atomic_add: atomic_add(info),
+            atomic_add,
             tile_flags: TileFlags::default(),
         })
     }
@@ -325,7 +326,8 @@ impl CompiledVariant {
         };
         let released_by_split_0 = splits > 1 && !self.atomic_add.scales_c_first();
         let scaled = match &self.scale {
-            Some(scale) if splits > 1 && !released_by_split_0 => {
+            // Only where C is scaled first: there is no `scale` where split 0 releases the tile.
+            Some(scale) if splits > 1 => {
                 let kernel = scale.lock().expect("kernel lock");
                 Some(Event(enqueue_scale_c(queue, &kernel, &p, beta, self.scale_local, wait)?))
             }

@@ -79,23 +79,16 @@ impl TileFlags {
         let props: u64 =
             get_command_queue_info(queue, CL_QUEUE_PROPERTIES).map_err(cl("clGetCommandQueueInfo"))?.into();
         let in_order = props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE == 0;
-        let mut found = None;
-        for (i, slot) in slots.iter().enumerate() {
-            if slot.capacity >= tiles
-                && slot.epoch < u32::MAX
-                && reusable(slot.queue, queue, in_order, done(&slot.last)?)
-            {
-                found = Some(i);
-                break;
-            }
-        }
+        let done = slots.iter().map(|s| last_done(&s.last)).collect::<Result<Vec<_>>>()?;
+        let found = slots.iter().zip(&done).position(|(slot, &last_done)| {
+            slot.capacity >= tiles && slot.epoch < u32::MAX && reusable(slot.queue, queue, in_order, last_done)
+        });
         let index = match found {
             Some(i) => i,
             None => {
                 // A slot that is free but too small (or worn out) is replaced; else one is added.
-                let free = slots.iter().map(|s| done(&s.last)).collect::<Result<Vec<_>>>()?;
                 let slot = Slot::new(queue, tiles.next_power_of_two().max(1024))?;
-                match free.iter().position(|&f| f) {
+                match done.iter().position(|&d| d) {
                     Some(i) => {
                         slots[i] = slot;
                         i
@@ -114,7 +107,7 @@ impl TileFlags {
 }
 
 /// Whether a slot's last launch has completed (or failed, which ends it too).
-fn done(last: &Option<Event>) -> Result<bool> {
+fn last_done(last: &Option<Event>) -> Result<bool> {
     match last {
         None => Ok(true),
         Some(event) => {

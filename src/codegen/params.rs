@@ -442,8 +442,8 @@ impl AtomicAdd {
     /// Fitted to the H200 split-K sweeps of 2026-11-24 (docs/PERFORMANCE.md): with reductions, the
     /// limits that time within 1.041x of the best fixed split up to 16 over 3,156 (variant, shape)
     /// pairs, and up to 64 splits while few work-groups run (a tiny C with a huge K: 3x faster at
-    /// 64x64x16384 in the split-compare of 20:42 UTC); with compare-and-swap, whose collisions make each split dearer, within 1.046x on the
-    /// fully measured pairs of the v6 sweep.
+    /// 64x64x16384 in the split-compare of 20:42 UTC); with compare-and-swap, whose collisions
+    /// make each split dearer, within 1.046x on the fully measured pairs of the v6 sweep.
     fn split_limits(self) -> SplitLimits {
         match self {
             AtomicAdd::Reduction => SplitLimits {
@@ -457,7 +457,7 @@ impl AtomicAdd {
                 groups_per_unit: 12,
                 c_per_unit: 16_384,
                 min_depth: 384,
-                max_splits: 16,
+                max_splits: SPLITS_ON_A_FULL_DEVICE,
                 few_groups_per_unit: 0,
             },
         }
@@ -474,16 +474,20 @@ struct SplitLimits {
     min_depth: usize,
     /// The most splits.
     max_splits: usize,
-    /// Past 16 splits, work-groups per compute unit (so only a tiny C with a huge K splits more).
+    /// Past [`SPLITS_ON_A_FULL_DEVICE`] splits, work-groups per compute unit (so only a tiny C
+    /// with a huge K splits more).
     few_groups_per_unit: usize,
 }
+
+/// The most splits KSPLIT = 0 takes whatever the work-groups (up to the other limits).
+const SPLITS_ON_A_FULL_DEVICE: usize = 16;
 
 impl Geometry {
     /// Splits of K for an M x N x K problem of `batch` products on a device of `compute_units` that
     /// adds into C by `atomic_add`: KSPLIT itself when fixed; for KSPLIT = 0, the most of 1, 2, 4, 8,
     /// ... within the limits of [`AtomicAdd`] on work-groups, on C times splits, on depth of K per
-    /// split and on splits. Splitting pays while too few tiles fill the device, and its adds into C and the
-    /// scaling of C cost in proportion to C times the splits.
+    /// split and on splits. Splitting pays while too few tiles fill the device, and its adds into C
+    /// (and the scaling of C, where there is one) cost in proportion to C times the splits.
     pub fn splits_for(
         &self,
         m: usize,
@@ -504,7 +508,7 @@ impl Geometry {
             && groups * splits * 2 <= limits.groups_per_unit * compute_units
             && padded_c * splits * 2 <= limits.c_per_unit * compute_units
             && k / (splits * 2) >= limits.min_depth
-            && (splits < 16 || groups * splits * 2 <= limits.few_groups_per_unit * compute_units)
+            && (splits < SPLITS_ON_A_FULL_DEVICE || groups * splits * 2 <= limits.few_groups_per_unit * compute_units)
         {
             splits *= 2;
         }
