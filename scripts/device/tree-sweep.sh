@@ -1,19 +1,24 @@
 #!/usr/bin/env bash
-# On the lent GPU machine: times the shipped set's H200 variants (those of variants/selected.json
-# measured in the committed H200 datasets) on variants/shapes/train-trees.txt, shapes that only
-# train the trees (`regenerate --train-only`): trees need the set measured, not the whole pool.
-# Usage: bash scripts/device/tree-sweep.sh [BUDGET_SECS]; the dataset goes to $OUT (resumable:
-# carry it back in .device/ and run again). Binaries: scripts/device/build.sh.
+# On the lent GPU machine: times the shipped set's H200 variants (those of variants/selected.json,
+# found in the committed H200 datasets) on a list of shapes that only train the trees
+# (`regenerate --train-only`): trees need the set measured, not the whole pool.
+# Usage: bash scripts/device/tree-sweep.sh SHAPES NAME [BUDGET_SECS]
+#   e.g. bash scripts/device/tree-sweep.sh variants/shapes/train-tree-dense.txt h200-v13-tree-dense-f32 400
+# The dataset goes to $OUT/NAME.jsonl(.gz), resumable: carry NAME.jsonl back in .device/ and run
+# again. Binaries: scripts/device/build.sh.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
+shapes="$1"; name="$2"; budget="${3:-300}"
 out="${OUT:-/tmp/tree-out}"; mkdir -p "$out" /tmp/tree
 source scripts/device/nvidia.sh
 fewfit=.device/fewfit; [ -x "$fewfit" ] || fewfit=target/release/fewfit
-[ -f .device/h200-v4-trees-f32.jsonl ] && cp .device/h200-v4-trees-f32.jsonl "$out/"
+[ -f ".device/$name.jsonl" ] && cp ".device/$name.jsonl" "$out/"
+d=variants/data
 python3 scripts/set_records.py variants/selected.json /tmp/tree/set.jsonl.gz \
-  variants/data/h200-v2-f32.jsonl.gz variants/data/h200-v3-skinny-f32.jsonl.gz variants/data/h200-v4-xgemm-f32.jsonl.gz
-"$fewfit" sweep --device gpu --shapes variants/shapes/train-trees.txt --space variants/space-gpu.json --sample 0 \
-  --no-shipped --variants-from /tmp/tree/set.jsonl.gz --repeats 10 --quiet --budget-secs "${1:-300}" \
-  --out "$out/h200-v4-trees-f32.jsonl"
-gzip -kf "$out/h200-v4-trees-f32.jsonl"
+  $d/h200-v5-rbr-f32.jsonl.gz $d/h200-v3-skinny-f32.jsonl.gz $d/h200-v13-autosplit-f32.jsonl.gz \
+  $d/h200-v11-ksplit-set-f32.jsonl.gz $d/h200-v2-f32.jsonl.gz $d/h200-v4-xgemm-f32.jsonl.gz
+"$fewfit" sweep --device gpu --shapes "$shapes" --space variants/space-gpu.json --sample 0 \
+  --no-shipped --variants-from /tmp/tree/set.jsonl.gz --repeats 10 --quiet --budget-secs "$budget" \
+  --out "$out/$name.jsonl"
+gzip -kf "$out/$name.jsonl"
 date -u

@@ -32,6 +32,8 @@ pub struct ShapeFeatures {
     /// M per N in 1/1024ths, rounded down: 1024·M / max(N, 1). The aspect of C (1024 when
     /// square), which favours work-group tiles of a matching aspect, such as 128×32 for tall C.
     pub m_per_n_1024: u64,
+    /// Output tiles of 64×64 covering C: ⌈M/64⌉·⌈N/64⌉, the work-groups of a mid-tile kernel.
+    pub tiles_64: u64,
 }
 
 /// Tiles of `t`×`t` covering an `m`×`n` C: ⌈m/t⌉·⌈n/t⌉.
@@ -41,11 +43,23 @@ fn tiles(m: u64, n: u64, t: u64) -> u64 {
 
 impl ShapeFeatures {
     /// The number of features.
-    pub const COUNT: usize = 11;
+    pub const COUNT: usize = 12;
 
     /// The names of the features, in a stable order: the names trees may split on.
-    pub const NAMES: [&'static str; Self::COUNT] =
-        ["m", "n", "k", "mn", "mnk", "min_mn", "max_mn", "k_per_mn_1024", "tiles_128", "tiles_32", "m_per_n_1024"];
+    pub const NAMES: [&'static str; Self::COUNT] = [
+        "m",
+        "n",
+        "k",
+        "mn",
+        "mnk",
+        "min_mn",
+        "max_mn",
+        "k_per_mn_1024",
+        "tiles_128",
+        "tiles_32",
+        "m_per_n_1024",
+        "tiles_64",
+    ];
 
     /// The features of an M×N×K problem.
     pub fn new(m: u64, n: u64, k: u64) -> ShapeFeatures {
@@ -62,6 +76,7 @@ impl ShapeFeatures {
             tiles_128: tiles(m, n, 128),
             tiles_32: tiles(m, n, 32),
             m_per_n_1024: m.saturating_mul(1024) / n.max(1),
+            tiles_64: tiles(m, n, 64),
         }
     }
 
@@ -79,6 +94,7 @@ impl ShapeFeatures {
             self.tiles_128,
             self.tiles_32,
             self.m_per_n_1024,
+            self.tiles_64,
         ]
     }
 
@@ -125,6 +141,7 @@ mod tests {
         let g = ShapeFeatures::new(129, 300, 64);
         assert_eq!(g.tiles_128, 2 * 3);
         assert_eq!(g.tiles_32, 5 * 10);
+        assert_eq!(g.tiles_64, 3 * 5);
         assert_eq!(g.m_per_n_1024, 129 * 1024 / 300);
         let square = ShapeFeatures::new(4096, 4096, 1);
         assert_eq!((square.tiles_128, square.tiles_32, square.m_per_n_1024), (1024, 16384, 1024));

@@ -84,7 +84,7 @@ impl Default for TrainOptions {
     fn default() -> Self {
         TrainOptions {
             folds: 5,
-            depths: (1..=8).collect(),
+            depths: (1..=12).collect(),
             min_leaf: vec![8, 4, 2, 1],
             weightings: vec![Weighting::Uniform, Weighting::Regret],
             labels: vec![
