@@ -146,5 +146,5 @@ write("train-trees.txt", [x for x in ml_trees() if x[:3] not in seen_train | see
       "Tree-only training shapes: more networks' GEMMs at token counts no held-out shape uses")
 seen_trees = {(m, n, k) for m, n, k, _ in ml_trees()}
 write("train-tree-dense.txt",
-      [x for x in tree_dense(1200) if x[:3] not in seen_train | seen_unseen | seen_ml | seen_trees],
+      [x for x in tree_dense(3600) if x[:3] not in seen_train | seen_unseen | seen_ml | seen_trees],
       "Tree-only training shapes: random over the whole space (half with N and K multiples of 64)")
