@@ -12,11 +12,12 @@
 // first scales C by beta). On NVIDIA GPUs (-DNVIDIA_PTX_RED) the host does not scale C: split 0 of
 // each tile stores alpha * its product + beta * C as an unsplit launch does, then releases the tile
 // by a flag; the other splits wait for that flag before they add. Waiting is safe because work-groups
-// start in the order of their index and split 0 has the lowest of its tile. With KSPLIT = 0 the host chooses the number of splits (at least 2) per
-// launch, the `k_splits` argument, and runs the KSPLIT = 1 program where it does not split. With
-// SWZ = 1 the local slices of an operand contiguous along K are stored with swizzled columns, free of
-// bank conflicts (macros.cl). Tiles that cross the edge of C or of K are loaded with bounds checks
-// and zero fill; interior tiles with vector loads. Any M, N, K works; nothing is padded or copied.
+// start in the order of their index and split 0 has the lowest of its tile. With KSPLIT = 0 the host
+// chooses the number of splits (at least 2) per launch, the `k_splits` argument, and runs the
+// KSPLIT = 1 program where it does not split. With SWZ = 1 the local slices of an operand contiguous
+// along K are stored with swizzled columns, free of bank conflicts (macros.cl). Tiles that cross the
+// edge of C or of K are loaded with bounds checks and zero fill; interior tiles with vector loads.
+// Any M, N, K works; nothing is padded or copied.
 #define WGS (MDIMC * NDIMC)
 #define MWI (MWG / MDIMC)
 #define NWI (NWG / NDIMC)

@@ -7,8 +7,8 @@ limits; also on the training and the held-out shapes apart. Standard library onl
 A rule: the most of 1, 2, 4, 8, 16 splits with tiles x splits <= GROUPS x CU, padded C x splits
 <= C x CU, and K / splits >= max(DEPTH, PER_GROUP x tiles), as in splits_for (C row-major, so the
 kernel's M is the problem's N). Splits past 16 (Geometry::splits_for allows up to 64 with few
-work-groups) are not fitted: the fixed-split sweeps stop at 16. --overhead-us adds a cost to every split time (a sweep that timed
-the kernel alone misses the scale_c launch before it).
+work-groups) are not fitted: the fixed-split sweeps stop at 16. --overhead-us adds a cost to every
+split time (a sweep that timed the kernel alone misses the scale_c launch before it).
 
 Usage: python3 scripts/fit_split_rule.py DATA... [--unseen variants/shapes/unseen.txt]
        [--compute-units 132] [--overhead-us 0] [--top 10] [--rule GROUPS,C,DEPTH,PER_GROUP]...

@@ -113,11 +113,13 @@ def tree_dense(count, seed=11, max_flops=1e11):
     while len(s) < count:
         if len(s) % 2 == 0:
             m, n, k = (int(round(2 ** rng.uniform(0, 14))) for _ in range(3))
+            why = "random"
         else:
             m = int(round(2 ** rng.uniform(0, 13)))
             n, k = (64 * int(round(2 ** rng.uniform(0, 8))) for _ in range(2))
+            why = "random, N and K multiples of 64"
         if 2 * m * n * k <= max_flops:
-            s.append((m, n, k, "random" if len(s) % 2 == 0 else "random, N and K multiples of 64"))
+            s.append((m, n, k, why))
     return s
 
 

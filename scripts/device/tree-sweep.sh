@@ -13,10 +13,7 @@ out="${OUT:-/tmp/tree-out}"; mkdir -p "$out" /tmp/tree
 source scripts/device/nvidia.sh
 fewfit=.device/fewfit; [ -x "$fewfit" ] || fewfit=target/release/fewfit
 [ -f ".device/$name.jsonl" ] && cp ".device/$name.jsonl" "$out/"
-d=variants/data
-python3 scripts/set_records.py variants/selected.json /tmp/tree/set.jsonl.gz \
-  $d/h200-v5-rbr-f32.jsonl.gz $d/h200-v3-skinny-f32.jsonl.gz $d/h200-v13-autosplit-f32.jsonl.gz \
-  $d/h200-v11-ksplit-set-f32.jsonl.gz $d/h200-v2-f32.jsonl.gz $d/h200-v4-xgemm-f32.jsonl.gz
+python3 scripts/set_records.py variants/selected.json /tmp/tree/set.jsonl.gz variants/data/h200-*.jsonl.gz
 "$fewfit" sweep --device gpu --shapes "$shapes" --space variants/space-gpu.json --sample 0 \
   --no-shipped --variants-from /tmp/tree/set.jsonl.gz --repeats 10 --quiet --budget-secs "$budget" \
   --out "$out/$name.jsonl"
