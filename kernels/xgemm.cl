@@ -7,7 +7,9 @@
 // memory, with MDIMA x KDIMA and NDIMB x KDIMB work-item shapes for operands contiguous along M / N, and
 // vectors of VWK along K for operands contiguous along K. With DB = 1 there are two local buffers: the
 // next slice is loaded into registers before the current one is multiplied and stored into the other
-// buffer after, with one barrier per slice. With KSPLIT > 1, launch dimension 2 runs batch x KSPLIT:
+// buffer after, with one barrier per slice. DB = 2 stages the two operands in turn (both must be in
+// local memory): A's next slice is loaded before the multiply and stored halfway through it, when B's is
+// loaded, stored after it; half the staging registers are live at a time. With KSPLIT > 1, launch dimension 2 runs batch x KSPLIT:
 // each split multiplies one range of K and adds alpha times its product into C atomically (the host
 // first scales C by beta). On NVIDIA GPUs (-DNVIDIA_PTX_RED) the host does not scale C: split 0 of
 // each tile stores alpha * its product + beta * C as an unsplit launch does, then releases the tile
@@ -23,6 +25,7 @@
 #define NWI (NWG / NDIMC)
 #define KDIMA (WGS / MDIMA)
 #define KDIMB (WGS / NDIMB)
+#define DB_BUFFERS (DB == 0 ? 1 : 2)
 
 // The row (within the tile) of a work-item's mi-th register row, and likewise for columns.
 #if STRM == 0
@@ -114,7 +117,7 @@ inline void xgemm_body(const int M, const int N, const int K, const int split, c
             acc[mv][ni] = (realM)(ZERO);
         }
     }
-{% if DB == 1 %}
+{% if DB >= 1 %}
     // Slice kb into buffer 0.
     if (kb < ke) {
 {% if SA == 1 %}        load_a(ra, A, lda, a_along_m, a_aligned, M, ke, m0, kb, tid);
@@ -132,7 +135,13 @@ inline void xgemm_body(const int M, const int N, const int K, const int split, c
 {% if SA == 1 %}            load_a(ra, A, lda, a_along_m, a_aligned, M, ke, m0, k0 + KWG, tid);
 {% endif %}{% if SB == 1 %}            load_b(rb, B, ldb, b_along_n, b_aligned, N, ke, n0, k0 + KWG, tid);
 {% endif %}        }
-{% if SA == 1 %}        const __local real* a_sl = alm + buf * (KWG * MWG);
+{% elif DB == 2 %}        // Load A's next slice into registers now; halfway through the multiply, store it into the
+        // other buffer and load B's, stored after the multiply: half the staging registers are live.
+        const bool more = k0 + KWG < ke;
+        if (more) {
+            load_a(ra, A, lda, a_along_m, a_aligned, M, ke, m0, k0 + KWG, tid);
+        }
+{% endif %}{% if DB >= 1 %}{% if SA == 1 %}        const __local real* a_sl = alm + buf * (KWG * MWG);
 {% endif %}{% if SB == 1 %}        const __local real* b_sl = blm + buf * (KWG * NWG);
 {% endif %}{% else %}{% if SA == 1 %}        load_a(ra, A, lda, a_along_m, a_aligned, M, ke, m0, k0, tid);
         store_a(alm, ra, a_along_m, tid);
@@ -144,7 +153,11 @@ inline void xgemm_body(const int M, const int N, const int K, const int split, c
 {% endif %}{% endif %}
         #pragma unroll
         for (int kw = 0; kw < KWG; kw += KWI) {
-            #pragma unroll
+{% if DB == 2 %}            if (kw == KWG / 2 && more) {
+                store_a(alm + (buf ^ 1) * (KWG * MWG), ra, a_along_m, tid);
+                load_b(rb, B, ldb, b_along_n, b_aligned, N, ke, n0, k0 + KWG, tid);
+            }
+{% endif %}            #pragma unroll
             for (int ki = 0; ki < KWI; ki++) {
                 const int kk = kw + ki;
                 realM av[MWI / VWM];
@@ -187,8 +200,8 @@ inline void xgemm_body(const int M, const int N, const int K, const int split, c
                 }
             }
         }
-{% if DB == 1 %}        if (more) {
-{% if SA == 1 %}            store_a(alm + (buf ^ 1) * (KWG * MWG), ra, a_along_m, tid);
+{% if DB >= 1 %}        if (more) {
+{% if SA == 1 and DB == 1 %}            store_a(alm + (buf ^ 1) * (KWG * MWG), ra, a_along_m, tid);
 {% endif %}{% if SB == 1 %}            store_b(blm + (buf ^ 1) * (KWG * NWG), rb, b_along_n, tid);
 {% endif %}        }
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -290,9 +303,9 @@ void xgemm_a{{ a }}_b{{ b }}(const int M, const int N, const int K, const real a
     volatile __global uint* tile_flags = 0;
     const uint epoch = 0;
 #endif
-{% endif %}{% if SA == 1 %}    __local real alm[(DB + 1) * KWG * MWG] __attribute__((aligned(sizeof(realM))));
+{% endif %}{% if SA == 1 %}    __local real alm[DB_BUFFERS * KWG * MWG] __attribute__((aligned(sizeof(realM))));
 {% else %}    __local real* alm = 0;
-{% endif %}{% if SB == 1 %}    __local real blm[(DB + 1) * KWG * NWG] __attribute__((aligned(sizeof(realN))));
+{% endif %}{% if SB == 1 %}    __local real blm[DB_BUFFERS * KWG * NWG] __attribute__((aligned(sizeof(realN))));
 {% else %}    __local real* blm = 0;
 {% endif %}    xgemm_body(M, N, K, split, splits, alpha, beta, A + a_off + batch * a_bs, lda, {{ a == "m" }},
                B + b_off + batch * b_bs, ldb, {{ b == "n" }}, C + c_off + batch * c_bs, ldc, alm, blm{% if KSPLIT != 1 %},

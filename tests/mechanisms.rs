@@ -82,6 +82,9 @@ fn variants() -> Vec<Variant> {
         xgemm(&[("DB", 1), ("VWK", 4), ("STRM", 1), ("STRN", 1)]),
         xgemm(&[("DB", 1), ("SA", 0), ("VWK", 2)]),
         xgemm(&[("DB", 1), ("SB", 0), ("VWK", 8), ("VWM", 4), ("VWN", 1)]),
+        // Operands staged in turn (DB = 2), the midpoint after one KWI step or after several.
+        xgemm(&[("DB", 2), ("VWK", 4), ("STRM", 1), ("STRN", 1)]),
+        xgemm(&[("DB", 2), ("KWG", 32), ("KWI", 8), ("VWK", 2), ("SWZ", 1)]),
         // 64-wide slices with 4-wide vectors: the swizzled transposing store of a K-contiguous operand.
         xgemm(&[("MWG", 64), ("NWG", 64), ("KWG", 32), ("VWK", 4), ("VWM", 4), ("VWN", 4), ("DB", 1), ("SWZ", 1)]),
         xgemm(&[("VWK", 1), ("SWZ", 1), ("STRN", 1)]),

@@ -143,8 +143,8 @@ const XGEMM_PARAMS: &[ParamSpec] = &[
     },
     ParamSpec {
         name: "DB",
-        meaning: "1: double-buffer the local tiles, loading slice k+1 while slice k is multiplied",
-        allowed: BOOL,
+        meaning: "1: double-buffer the local tiles, loading slice k+1 while slice k is multiplied; 2: likewise, staging A's slice in the first half of the multiply and B's in the second",
+        allowed: &[0, 1, 2],
     },
     ParamSpec {
         name: "KSPLIT",
@@ -189,9 +189,13 @@ const XGEMM_CONSTRAINTS: &[Constraint] = &[
         holds: |p| (p("NWG") * p("KWG")) % (p("MDIMC") * p("NDIMC") * p("VWK")) == 0,
     },
     Constraint { name: "DB == 0 || SA + SB > 0", holds: |p| p("DB") == 0 || p("SA") + p("SB") > 0 },
+    Constraint { name: "DB != 2 || SA + SB == 2", holds: |p| p("DB") != 2 || p("SA") + p("SB") == 2 },
+    Constraint { name: "DB != 2 || (KWG/2) % KWI == 0", holds: |p| p("DB") != 2 || (p("KWG") / 2) % p("KWI") == 0 },
     Constraint {
-        name: "(DB+1)*(SA*MWG+SB*NWG)*KWG*4 <= 49152",
-        holds: |p| (p("DB") + 1) * (p("SA") * p("MWG") + p("SB") * p("NWG")) * p("KWG") * 4 <= LOCAL_MEM_TARGET,
+        name: "(1+(DB>0))*(SA*MWG+SB*NWG)*KWG*4 <= 49152",
+        holds: |p| {
+            local_buffers(p("DB")) * (p("SA") * p("MWG") + p("SB") * p("NWG")) * p("KWG") * 4 <= LOCAL_MEM_TARGET
+        },
     },
 ];
 
@@ -237,6 +241,15 @@ const DIRECT_CONSTRAINTS: &[Constraint] = &[
 ];
 
 /// Rows of C the direct kernel reduces per round in local memory: WPTM, or 1 with RBR = 1.
+/// The local buffers per staged operand of an xgemm variant: two when double-buffered (DB 1 or 2).
+fn local_buffers(db: u32) -> u32 {
+    if db == 0 {
+        1
+    } else {
+        2
+    }
+}
+
 fn direct_reduced_rows(p: ParamLookup<'_>) -> u32 {
     if p("RBR") == 1 {
         1
@@ -360,7 +373,9 @@ impl Variant {
     pub fn local_mem_bytes(&self, elem_bytes: usize) -> usize {
         let p = |n: &str| self.get(n) as usize;
         let elems = match self.family {
-            Family::Xgemm => (p("DB") + 1) * (p("SA") * p("KWG") * p("MWG") + p("SB") * p("KWG") * p("NWG")),
+            Family::Xgemm => {
+                local_buffers(self.get("DB")) as usize * (p("SA") * p("KWG") * p("MWG") + p("SB") * p("KWG") * p("NWG"))
+            }
             Family::Direct => {
                 p("NDIMD") * p("KDIMD") * direct_reduced_rows(&|n| self.get(n)) as usize * p("WPTN") * p("VWD")
             }
@@ -594,7 +609,7 @@ mod tests {
         assert_eq!(v.validate(), Ok(()));
         assert_eq!(v.local_mem_bytes(4), 2 * (16 * 64 * 2) * 4);
         v.params.insert("KWG".into(), 128);
-        assert_eq!(v.validate().unwrap_err().field, "(DB+1)*(SA*MWG+SB*NWG)*KWG*4 <= 49152");
+        assert_eq!(v.validate().unwrap_err().field, "(1+(DB>0))*(SA*MWG+SB*NWG)*KWG*4 <= 49152");
         let mut v = xgemm();
         v.params.extend([("DB".to_string(), 1), ("SA".to_string(), 0), ("SB".to_string(), 0)]);
         assert_eq!(v.validate().unwrap_err().field, "DB == 0 || SA + SB > 0");
