@@ -12,5 +12,4 @@ BENCH_DATA="$(ls variants/data/h200-v2-f32.jsonl.gz variants/data/h200-v2-ml-f32
   variants/data/h200-v3-skinny-f32.jsonl.gz variants/data/h200-v4-mid-f32.jsonl.gz \
   variants/data/h200-v4-xgemm-f32.jsonl.gz variants/data/h200-v5-rbr-decode-f32.jsonl.gz \
   variants/data/h200-v5-rbr-f32.jsonl.gz variants/data/h200-v11-ksplit-f32.jsonl.gz \
-  variants/data/h200-v11-ksplit-set-f32.jsonl.gz variants/data/h200-v13-autosplit-f32.jsonl.gz \
-  variants/data/h200-v14-db2-f32.jsonl.gz variants/data/h200-v14-db2-skinny-f32.jsonl.gz | tr '\n' ' ')" exec bash scripts/device/bench.sh "$shapes" "$@"
+  variants/data/h200-v11-ksplit-set-f32.jsonl.gz variants/data/h200-v13-autosplit-f32.jsonl.gz | tr '\n' ' ')" exec bash scripts/device/bench.sh "$shapes" "$@"

@@ -3,7 +3,7 @@
 # found in the committed H200 datasets) on a list of shapes that only train the trees
 # (`regenerate --train-only`): trees need the set measured, not the whole pool.
 # Usage: bash scripts/device/tree-sweep.sh SHAPES NAME [BUDGET_SECS]
-#   e.g. bash scripts/device/tree-sweep.sh variants/shapes/train-tree-dense.txt h200-v14-tree-dense-f32 400
+#   e.g. bash scripts/device/tree-sweep.sh variants/shapes/train-tree-dense.txt h200-v13-tree-dense-f32 400
 # The dataset goes to $OUT/NAME.jsonl(.gz), resumable: carry NAME.jsonl back in .device/ and run
 # again. Binaries: scripts/device/build.sh.
 set -uo pipefail
