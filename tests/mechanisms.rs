@@ -82,7 +82,7 @@ fn variants() -> Vec<Variant> {
         xgemm(&[("DB", 1), ("VWK", 4), ("STRM", 1), ("STRN", 1)]),
         xgemm(&[("DB", 1), ("SA", 0), ("VWK", 2)]),
         xgemm(&[("DB", 1), ("SB", 0), ("VWK", 8), ("VWM", 4), ("VWN", 1)]),
-        // Operands staged in turn (DB = 2), the midpoint after one KWI step or after several.
+        // Operands staged in turn (DB = 2): the halfway store after 4 KWI steps, or after 2 with SWZ.
         xgemm(&[("DB", 2), ("VWK", 4), ("STRM", 1), ("STRN", 1)]),
         xgemm(&[("DB", 2), ("KWG", 32), ("KWI", 8), ("VWK", 2), ("SWZ", 1)]),
         // 64-wide slices with 4-wide vectors: the swizzled transposing store of a K-contiguous operand.

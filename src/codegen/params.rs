@@ -240,7 +240,6 @@ const DIRECT_CONSTRAINTS: &[Constraint] = &[
     },
 ];
 
-/// Rows of C the direct kernel reduces per round in local memory: WPTM, or 1 with RBR = 1.
 /// The local buffers per staged operand of an xgemm variant: two when double-buffered (DB 1 or 2).
 fn local_buffers(db: u32) -> u32 {
     if db == 0 {
@@ -250,6 +249,7 @@ fn local_buffers(db: u32) -> u32 {
     }
 }
 
+/// Rows of C the direct kernel reduces per round in local memory: WPTM, or 1 with RBR = 1.
 fn direct_reduced_rows(p: ParamLookup<'_>) -> u32 {
     if p("RBR") == 1 {
         1
@@ -613,6 +613,25 @@ mod tests {
         let mut v = xgemm();
         v.params.extend([("DB".to_string(), 1), ("SA".to_string(), 0), ("SB".to_string(), 0)]);
         assert_eq!(v.validate().unwrap_err().field, "DB == 0 || SA + SB > 0");
+        // DB = 2 stages both operands in turn, halfway through a slice: both in local memory, and
+        // KWG / 2 a whole number of KWI steps. It takes the same two buffers as DB = 1.
+        let mut v = xgemm();
+        v.params.insert("DB".into(), 2);
+        assert_eq!(v.validate(), Ok(()));
+        assert_eq!(v.local_mem_bytes(4), 2 * (16 * 64 * 2) * 4);
+        v.params.insert("SB".into(), 0);
+        assert_eq!(v.validate().unwrap_err().field, "DB != 2 || SA + SB == 2");
+        let halfway = XGEMM_CONSTRAINTS.iter().find(|c| c.name == "DB != 2 || (KWG/2) % KWI == 0").unwrap();
+        let params = |db: u32, kwg: u32, kwi: u32| {
+            move |n: &str| match n {
+                "DB" => db,
+                "KWG" => kwg,
+                _ => kwi,
+            }
+        };
+        assert!((halfway.holds)(&params(2, 16, 8)));
+        assert!(!(halfway.holds)(&params(2, 8, 8)));
+        assert!((halfway.holds)(&params(1, 8, 8)));
     }
 
     #[test]
