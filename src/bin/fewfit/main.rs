@@ -178,7 +178,8 @@ struct SweepArgs {
     /// `f32` or `f64`.
     #[arg(long, default_value = "f32", value_parser = ["f32", "f64"])]
     precision: String,
-    /// Sweep a deterministic sample of this many variants of the space (the shipped set is always added).
+    /// Sweep a deterministic sample of this many variants of the space (the shipped set is always
+    /// added; 0: only the shipped set and `--variants-from`, without enumerating the space).
     #[arg(long)]
     sample: Option<usize>,
     /// The sample's seed.
@@ -464,10 +465,18 @@ fn run_sweep(args: &SweepArgs) -> Result<()> {
         local_mem_bytes: device.info.local_mem_bytes,
         elem_bytes,
     };
-    let all = space.variants(&limits);
-    let mut variants = match args.sample {
-        Some(n) => sample(&all, n, args.seed),
-        None => all.iter().collect(),
+    // Enumerating a general space takes about a minute, so `--sample 0` (only the named variants)
+    // skips it; `space_size` is then unknown.
+    let (mut variants, space_size) = match args.sample {
+        Some(0) => (Vec::new(), None),
+        Some(n) => {
+            let all = space.variants(&limits);
+            (sample(&all, n, args.seed), Some(all.len()))
+        }
+        None => {
+            let all = space.variants(&limits);
+            (all.iter().collect(), Some(all.len()))
+        }
     };
     let shipped = fewfit::VariantId::ALL.into_iter().filter(|_| !args.no_shipped).map(fewfit::VariantId::variant);
     // Each dataset is judged on its own: runs of different kernel code disagree (`merge` refuses
@@ -508,13 +517,16 @@ fn run_sweep(args: &SweepArgs) -> Result<()> {
             variants.push(v);
         }
     }
+    let of_space = match space_size {
+        Some(n) => format!("of {n} valid variants"),
+        None => "variants, none sampled from the space".to_string(),
+    };
     eprintln!(
-        "sweep: {} on {} ({}): {} of {} valid variants x {} shapes, shard {}/{}",
+        "sweep: {} on {} ({}): {} {of_space} x {} shapes, shard {}/{}",
         args.precision,
         device.info.name,
         device.info.class.name(),
         variants.len(),
-        all.len(),
         shapes.len(),
         shard.index,
         shard.count
