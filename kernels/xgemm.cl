@@ -11,9 +11,10 @@
 // local memory): A's next slice is loaded before the multiply and stored halfway through it, when
 // B's is loaded, stored after it; half the staging registers are live at a time. With KSPLIT > 1,
 // launch dimension 2 runs batch x KSPLIT: each split multiplies one range of K and adds alpha times
-// its product into C atomically (the host first scales C by beta). On NVIDIA GPUs (-DNVIDIA_PTX_RED) the host does not scale C: split 0 of
-// each tile stores alpha * its product + beta * C as an unsplit launch does, then releases the tile
-// by a flag; the other splits wait for that flag before they add. Waiting is safe because work-groups
+// its product into C atomically (the host first scales C by beta). On NVIDIA GPUs
+// (-DNVIDIA_PTX_RED) the host does not scale C: split 0 of each tile stores alpha * its product +
+// beta * C as an unsplit launch does, then releases the tile by a flag; the other splits wait for
+// that flag before they add. Waiting is safe because work-groups
 // start in the order of their index and split 0 has the lowest of its tile. With KSPLIT = 0 the host
 // chooses the number of splits (at least 2) per launch, the `k_splits` argument, and runs the
 // KSPLIT = 1 program where it does not split. With SWZ = 1 the local slices of an operand contiguous

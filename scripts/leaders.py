@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes one record of each leader of a kernel family in sweep datasets: a variant of that family
 within FACTOR of the family's fastest on some shape of SHAPES (a shape list), counting only shapes
-where the family's fastest is within --family-within of the fastest of all families. The file
+where the family's fastest is within --family-within of the fastest of all families. Variants are
+told apart as set_records.py does (a parameter a record omits takes its neutral value). The file
 feeds `fewfit sweep --variants-from`, which measures the leaders again (or copies of them with a
 parameter changed, `--also-with`).
 
@@ -13,6 +14,7 @@ import collections
 import gzip
 import json
 
+from set_records import key
 from shape_list import read_shapes
 
 
@@ -37,9 +39,9 @@ def main():
             t = r['times']['median_ms']
             oracle[shape] = min(t, oracle.get(shape, t))
             if r['variant']['kernel'] == args.kernel:
-                key = json.dumps(r['variant'], sort_keys=True)
-                family_best[shape][key] = min(t, family_best[shape].get(key, t))
-                records.setdefault(key, line)
+                k = key(r['variant']['kernel'], r['variant']['params'])
+                family_best[shape][k] = min(t, family_best[shape].get(k, t))
+                records.setdefault(k, line)
     leaders = set()
     for shape, by_variant in family_best.items():
         fastest = min(by_variant.values())

@@ -467,16 +467,15 @@ fn run_sweep(args: &SweepArgs) -> Result<()> {
     };
     // Enumerating a general space takes about a minute, so `--sample 0` (only the named variants)
     // skips it; `space_size` is then unknown.
-    let (mut variants, space_size) = match args.sample {
-        Some(0) => (Vec::new(), None),
-        Some(n) => {
-            let all = space.variants(&limits);
-            (sample(&all, n, args.seed), Some(all.len()))
-        }
-        None => {
-            let all = space.variants(&limits);
-            (all.iter().collect(), Some(all.len()))
-        }
+    let (mut variants, space_size) = if args.sample == Some(0) {
+        (Vec::new(), None)
+    } else {
+        let all = space.variants(&limits);
+        let chosen = match args.sample {
+            Some(n) => sample(&all, n, args.seed),
+            None => all.iter().collect(),
+        };
+        (chosen, Some(all.len()))
     };
     let shipped = fewfit::VariantId::ALL.into_iter().filter(|_| !args.no_shipped).map(fewfit::VariantId::variant);
     // Each dataset is judged on its own: runs of different kernel code disagree (`merge` refuses
