@@ -130,19 +130,14 @@ inline void xgemm_body(const int M, const int N, const int K, const int split, c
     int buf = 0;
 {% endif %}
     for (int k0 = kb; k0 < ke; k0 += KWG) {
-{% if DB == 1 %}        // Load the next slice into registers now; store it into the other buffer after the multiply.
+{% if DB >= 1 %}        // Load the next slice into registers now and store it into the other buffer after the
+        // multiply; with DB = 2, B's is loaded halfway through, when A's is stored.
         const bool more = k0 + KWG < ke;
         if (more) {
 {% if SA == 1 %}            load_a(ra, A, lda, a_along_m, a_aligned, M, ke, m0, k0 + KWG, tid);
-{% endif %}{% if SB == 1 %}            load_b(rb, B, ldb, b_along_n, b_aligned, N, ke, n0, k0 + KWG, tid);
+{% endif %}{% if SB == 1 and DB == 1 %}            load_b(rb, B, ldb, b_along_n, b_aligned, N, ke, n0, k0 + KWG, tid);
 {% endif %}        }
-{% elif DB == 2 %}        // Load A's next slice into registers now; halfway through the multiply, store it into the
-        // other buffer and load B's, stored after the multiply: half the staging registers are live.
-        const bool more = k0 + KWG < ke;
-        if (more) {
-            load_a(ra, A, lda, a_along_m, a_aligned, M, ke, m0, k0 + KWG, tid);
-        }
-{% endif %}{% if DB >= 1 %}{% if SA == 1 %}        const __local real* a_sl = alm + buf * (KWG * MWG);
+{% if SA == 1 %}        const __local real* a_sl = alm + buf * (KWG * MWG);
 {% endif %}{% if SB == 1 %}        const __local real* b_sl = blm + buf * (KWG * NWG);
 {% endif %}{% else %}{% if SA == 1 %}        load_a(ra, A, lda, a_along_m, a_aligned, M, ke, m0, k0, tid);
         store_a(alm, ra, a_along_m, tid);
