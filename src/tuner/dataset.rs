@@ -317,7 +317,8 @@ pub struct Problem {
 }
 
 /// Median times as a dense matrix: `time[p][v]` for problem p and configuration v, in ms;
-/// `f64::INFINITY` where the configuration is invalid or was not measured there.
+/// `f64::INFINITY` where the configuration is invalid or was not measured there (`recorded` tells
+/// the two apart).
 #[derive(Clone, Debug, Default)]
 pub struct Matrix {
     /// Devices, sorted.
@@ -328,6 +329,9 @@ pub struct Matrix {
     pub configs: Vec<Config>,
     /// Times, problems × configurations.
     pub time: Vec<Vec<f64>>,
+    /// Whether a record (valid or not) exists, problems × configurations: where none does, the
+    /// configuration was not measured there, its time unknown rather than a failure.
+    pub recorded: Vec<Vec<bool>>,
 }
 
 impl Matrix {
@@ -345,16 +349,18 @@ impl Matrix {
         problems.sort();
         problems.dedup();
         let mut time = vec![vec![f64::INFINITY; configs.len()]; problems.len()];
+        let mut recorded = vec![vec![false; configs.len()]; problems.len()];
         for r in records {
             let p = problems
                 .binary_search(&Problem { device: device_index(&r.device), shape: r.shape() })
                 .expect("problem listed");
             let v = configs.binary_search(&r.variant).expect("config listed");
+            recorded[p][v] = true;
             if let Some(t) = r.median_ms() {
                 time[p][v] = t;
             }
         }
-        Matrix { devices, problems, configs, time }
+        Matrix { devices, problems, configs, time, recorded }
     }
 
     /// The matrix restricted to some configurations (column indices), same problems.
@@ -364,6 +370,7 @@ impl Matrix {
             problems: self.problems.clone(),
             configs: keep.iter().map(|&c| self.configs[c].clone()).collect(),
             time: self.time.iter().map(|row| keep.iter().map(|&c| row[c]).collect()).collect(),
+            recorded: self.recorded.iter().map(|row| keep.iter().map(|&c| row[c]).collect()).collect(),
         }
     }
 
@@ -387,6 +394,7 @@ impl Matrix {
             (0..self.configs.len()).filter(|&v| keep_p.iter().any(|&p| self.time[p][v].is_finite())).collect();
         self.problems = keep_p.iter().map(|&p| self.problems[p].clone()).collect();
         self.time = keep_p.iter().map(|&p| keep_v.iter().map(|&v| self.time[p][v]).collect()).collect();
+        self.recorded = keep_p.iter().map(|&p| keep_v.iter().map(|&v| self.recorded[p][v]).collect()).collect();
         self.configs = keep_v.iter().map(|&v| self.configs[v].clone()).collect();
         self
     }
@@ -449,6 +457,7 @@ mod tests {
         assert_eq!(m.configs.len(), 2);
         assert_eq!(m.oracle(), vec![1.0, 3.0]);
         assert_eq!(m.time[1][1], f64::INFINITY);
+        assert_eq!(m.recorded, vec![vec![true, true], vec![true, false]]);
     }
 
     #[test]

@@ -861,9 +861,13 @@ pub(crate) mod tests {
     use super::*;
     use crate::tuner::dataset::{Config, DeviceRecord, Problem};
 
-    /// A matrix of toy devices `(name, class)`, problems `(device, m, n, k)` and times.
+    /// A matrix of toy devices `(name, class)`, problems `(device, m, n, k)` and times (`INF`: a
+    /// failure; NaN: not measured).
     pub(crate) fn toy(devices: &[(&str, &str)], problems: &[(usize, u64, u64, u64)], time: Vec<Vec<f64>>) -> Matrix {
         let width = time.first().map_or(0, Vec::len);
+        let recorded = time.iter().map(|row| row.iter().map(|t| !t.is_nan()).collect()).collect();
+        let time =
+            time.into_iter().map(|row| row.into_iter().map(|t| if t.is_nan() { INF } else { t }).collect()).collect();
         Matrix {
             devices: devices
                 .iter()
@@ -879,6 +883,7 @@ pub(crate) mod tests {
                 .map(|i| Config { kernel: "toy".into(), params: [("A".to_string(), i as i64)].into() })
                 .collect(),
             time,
+            recorded,
         }
     }
 

@@ -186,7 +186,10 @@ fn features(shape: &Shape) -> [f64; ShapeFeatures::COUNT] {
 /// Trains the tree of device class `class` on some problem rows (typically the training split's
 /// rows of that class; all classes' rows for `default`), choosing among the `selected`
 /// configurations (column indices). Cross-validates the option grid, refits the best point on all
-/// rows, converts, simplifies and annotates the tree.
+/// rows, converts, simplifies and annotates the tree. A configuration not measured on a row counts
+/// there only if no device of the row's class measured it (then as a failure, see
+/// [`failed_where_class_never_ran`]); otherwise its time there is unknown and the row is left out of
+/// its costs.
 pub fn train(
     matrix: &Matrix,
     rows: &[usize],
@@ -200,6 +203,7 @@ pub fn train(
     if let Some(&v) = selected.iter().find(|&&v| v >= matrix.configs.len()) {
         return Err(Error::Invalid(format!("selected configuration {v} is not a column of the matrix")));
     }
+    let matrix = &failed_where_class_never_ran(matrix);
     if options.folds < 2
         || options.depths.is_empty()
         || options.min_leaf.is_empty()
@@ -249,6 +253,10 @@ pub fn train(
             for s in held {
                 let pick = pick(matrix, &tree, &s.shape, selected);
                 for &row in &s.rows {
+                    // A pick never measured on this row tells nothing about the tree.
+                    if pick.is_some_and(|v| !matrix.recorded[row][v]) {
+                        continue;
+                    }
                     let oracle = matrix.time[row].iter().copied().fold(f64::INFINITY, f64::min);
                     let t = pick.map_or(f64::INFINITY, |v| matrix.time[row][v]);
                     log_sum += s.shape_weight * (t / oracle).min(FAIL_PENALTY).ln();
@@ -279,6 +287,26 @@ pub fn train(
     );
     annotate(matrix, &mut tree.root, &all);
     Ok(Trained { tree, chosen, grid, unlabelled })
+}
+
+/// The matrix with every configuration that no device of a row's class measured marked as recorded
+/// (a failure: its time stays infinite) on that row. Devices of one class are alike enough that a
+/// configuration measured on one of them (a newer variant timed on one CPU of a fleet) is unknown,
+/// not failed, on the others; one never measured on a class (a CPU kernel on a GPU) is not a choice
+/// for it, which is what makes the `default` tree's picks portable.
+fn failed_where_class_never_ran(matrix: &Matrix) -> Matrix {
+    let class_of = |row: usize| matrix.devices[matrix.problems[row].device].class.as_str();
+    let mut measured_on: BTreeMap<&str, Vec<bool>> = BTreeMap::new();
+    for (row, recorded) in matrix.recorded.iter().enumerate() {
+        let seen = measured_on.entry(class_of(row)).or_insert_with(|| vec![false; matrix.configs.len()]);
+        seen.iter_mut().zip(recorded).for_each(|(s, &r)| *s |= r);
+    }
+    let mut marked = matrix.clone();
+    for (row, recorded) in marked.recorded.iter_mut().enumerate() {
+        let seen = &measured_on[class_of(row)];
+        recorded.iter_mut().zip(seen).for_each(|(r, &s)| *r |= !s);
+    }
+    marked
 }
 
 /// The configuration a tree picks for a shape, as a column index (`None` when the leaf names a
@@ -322,11 +350,14 @@ fn samples(
         let oracle = matrix.time[row].iter().copied().fold(f64::INFINITY, f64::min);
         (matrix.time[row][v] / oracle).ln()
     };
-    // (failures, summed log slowdown over the shape's rows where it ran)
+    // (failures, mean log slowdown over the shape's rows where it ran; infinite where it ran on
+    // none), counting only the rows where it was measured: an unmeasured time is unknown, not failed.
     let cost = |rows: &[usize], v: usize| -> (usize, f64) {
-        let fails = rows.iter().filter(|&&r| !matrix.time[r][v].is_finite()).count();
-        let sum = rows.iter().filter(|&&r| matrix.time[r][v].is_finite()).map(|&r| log_slowdown(r, v)).sum();
-        (fails, sum)
+        let measured = || rows.iter().copied().filter(|&r| matrix.recorded[r][v]);
+        let fails = measured().filter(|&r| !matrix.time[r][v].is_finite()).count();
+        let ran: Vec<f64> = measured().filter(|&r| matrix.time[r][v].is_finite()).map(|r| log_slowdown(r, v)).collect();
+        let mean = if ran.is_empty() { f64::INFINITY } else { ran.iter().sum::<f64>() / ran.len() as f64 };
+        (fails, mean)
     };
     let near_fastest: Vec<(Shape, Vec<usize>, Vec<usize>)> = by_shape
         .into_iter()
@@ -339,7 +370,7 @@ fn samples(
                     b
                 }
             });
-            let slack = rows.len() as f64 * (1.0 + tolerance).ln();
+            let slack = (1.0 + tolerance).ln();
             let near = (0..selected.len())
                 .filter(|&i| costs[i].0 == best.0 && costs[i].1 <= best.1 + slack)
                 .map(|i| selected[i])
@@ -383,7 +414,8 @@ fn samples(
 }
 
 /// The rows a shape measured on `rows` adds to the fit (see [`Labels`]): its label alone, or the
-/// soft weights of the selected configurations (the label alone where all are at the cap or worse).
+/// soft weights of the selected configurations (the label alone where all are at the cap or worse),
+/// each judged on the rows where it was measured.
 fn targets(matrix: &Matrix, rows: &[usize], selected: &[usize], label: usize, labels: Labels) -> Vec<(usize, f64)> {
     let Labels::Soft { cap } = labels else {
         return vec![(label, 1.0)];
@@ -393,10 +425,14 @@ fn targets(matrix: &Matrix, rows: &[usize], selected: &[usize], label: usize, la
     let gains: Vec<(usize, f64)> = selected
         .iter()
         .map(|&v| {
-            let capped =
-                rows.iter().zip(&oracles).map(|(&r, oracle)| (matrix.time[r][v] / oracle).min(cap).ln()).sum::<f64>()
-                    / rows.len() as f64;
-            (v, cap.ln() - capped)
+            let capped: Vec<f64> = rows
+                .iter()
+                .zip(&oracles)
+                .filter(|(&r, _)| matrix.recorded[r][v])
+                .map(|(&r, oracle)| (matrix.time[r][v] / oracle).min(cap).ln())
+                .collect();
+            let mean = if capped.is_empty() { cap.ln() } else { capped.iter().sum::<f64>() / capped.len() as f64 };
+            (v, cap.ln() - mean)
         })
         .filter(|&(_, gain)| gain > 0.0)
         .collect();
@@ -449,10 +485,10 @@ fn fit_linfa(samples: &[&Sample], point: &CvPoint) -> Result<DecisionTree<f64, u
         .map_err(|e| Error::Fit(e.to_string()))
 }
 
-/// How [`convert`] labels a leaf: the selected configuration of least weighted summed log
-/// slowdown (failures at [`FAIL_PENALTY`]) over the leaf's training shapes, the first in `selected`
-/// on a tie. That is the objective the tree is judged on, where linfa's leaf names the class of most
-/// weight (chosen in hash-map order on a tie).
+/// How [`convert`] labels a leaf: the selected configuration of least weighted mean log slowdown
+/// (failures at [`FAIL_PENALTY`]) over the leaf's training rows where it was measured, the first in
+/// `selected` on a tie. That is the objective the tree is judged on, where linfa's leaf names the
+/// class of most weight (chosen in hash-map order on a tie).
 struct Relabel<'a> {
     matrix: &'a Matrix,
     selected: &'a [usize],
@@ -463,21 +499,19 @@ impl Relabel<'_> {
     /// The label of a leaf holding `samples` (`None` when it holds none).
     fn label(&self, samples: &[&Sample]) -> Option<usize> {
         let cost = |v: usize| -> f64 {
-            samples
-                .iter()
-                .map(|s| {
-                    let weight = s.fit_weight(self.weighting);
-                    let log_sum: f64 = s
-                        .rows
-                        .iter()
-                        .map(|&r| {
-                            let oracle = self.matrix.time[r].iter().copied().fold(f64::INFINITY, f64::min);
-                            (self.matrix.time[r][v] / oracle).min(FAIL_PENALTY).ln()
-                        })
-                        .sum();
-                    weight * log_sum
-                })
-                .sum()
+            let (mut log_sum, mut weight) = (0.0, 0.0);
+            for s in samples {
+                for &r in s.rows.iter().filter(|&&r| self.matrix.recorded[r][v]) {
+                    let oracle = self.matrix.time[r].iter().copied().fold(f64::INFINITY, f64::min);
+                    log_sum += s.fit_weight(self.weighting) * (self.matrix.time[r][v] / oracle).min(FAIL_PENALTY).ln();
+                    weight += s.fit_weight(self.weighting);
+                }
+            }
+            if weight > 0.0 {
+                log_sum / weight
+            } else {
+                f64::INFINITY
+            }
         };
         let costs: Vec<(usize, f64)> = self.selected.iter().map(|&v| (v, cost(v))).collect();
         (!samples.is_empty()).then(|| costs.iter().fold(costs[0], |b, &c| if c.1 < b.1 { c } else { b }).0)
@@ -678,6 +712,41 @@ mod tests {
         assert_eq!(leaf(&one_leaf), m.configs[1].id());
         let shape_weights = m.problems.iter().filter(|p| p.shape.m <= 30).map(|p| (p.shape, 10.0)).collect();
         assert_eq!(leaf(&TrainOptions { shape_weights, ..one_leaf }), m.configs[0].id());
+    }
+
+    #[test]
+    fn unmeasured_configurations_are_unknown_not_failed() {
+        // Two devices of one class on the same 20 shapes. Config 1 was never measured on device a
+        // (NaN) and runs 2x faster than config 0 on device b; config 0 is the only one timed on a.
+        // Counted as failures on a, config 1 would lose every shape; judged where it was measured,
+        // it wins them all, by every labelling. A config that failed (INF) still loses.
+        let problems: Vec<_> = (0..2).flat_map(|d| (1..=20u64).map(move |m| (d, m, 64, 64))).collect();
+        let time = |unmeasured: f64| -> Vec<Vec<f64>> {
+            (0..40).map(|row| if row < 20 { vec![1.0, unmeasured] } else { vec![2.0, 1.0] }).collect()
+        };
+        let rows: Vec<usize> = (0..40).collect();
+        for labels in [Labels::Fastest { tie_tolerance: 0.0 }, Labels::Soft { cap: 1.5 }] {
+            let options = TrainOptions { labels: vec![labels], ..TrainOptions::default() };
+            let m = toy(&[("a", "cpu"), ("b", "cpu")], &problems, time(f64::NAN));
+            let trained = train(&m, &rows, &[0, 1], "cpu", &options).unwrap();
+            for &r in &rows {
+                assert_eq!(pick(&m, &trained.tree, &m.problems[r].shape, &[0, 1]), Some(1), "{labels:?}");
+            }
+            // Cross-validation counts only the rows where the pick was measured: device b's.
+            assert_eq!(trained.chosen.slowdown, 1.0, "{labels:?}");
+            let failed = toy(&[("a", "cpu"), ("b", "cpu")], &problems, time(f64::INFINITY));
+            let trained = train(&failed, &rows, &[0, 1], "cpu", &options).unwrap();
+            assert_eq!(pick(&failed, &trained.tree, &failed.problems[0].shape, &[0, 1]), Some(0), "{labels:?}");
+            // Never measured on device a's class, config 1 is no choice there: a portable tree
+            // over both classes counts it as failed on a.
+            let other_class = toy(&[("a", "gpu"), ("b", "cpu")], &problems, time(f64::NAN));
+            let trained = train(&other_class, &rows, &[0, 1], "default", &options).unwrap();
+            assert_eq!(
+                pick(&other_class, &trained.tree, &other_class.problems[0].shape, &[0, 1]),
+                Some(0),
+                "{labels:?}"
+            );
+        }
     }
 
     /// The leaf a shape reaches in linfa's tree, as the directions taken.
