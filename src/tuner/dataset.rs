@@ -376,7 +376,12 @@ impl Matrix {
 
     /// The fastest time of each problem over all configurations (the oracle); infinite where none ran.
     pub fn oracle(&self) -> Vec<f64> {
-        self.time.iter().map(|row| row.iter().copied().fold(f64::INFINITY, f64::min)).collect()
+        (0..self.problems.len()).map(|row| self.row_oracle(row)).collect()
+    }
+
+    /// The oracle of one problem row; infinite where none ran or the row does not exist.
+    pub fn row_oracle(&self, row: usize) -> f64 {
+        self.time.get(row).map_or(f64::INFINITY, |r| r.iter().copied().fold(f64::INFINITY, f64::min))
     }
 
     /// The rows of problems on devices of one class (all rows for `None`).

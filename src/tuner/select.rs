@@ -202,7 +202,7 @@ impl Stats {
         let mut stats = Stats { problems: 0, failed: 0, geomean: 1.0, worst: None };
         let mut log_sum = 0.0;
         for &row in rows {
-            let oracle = row_oracle(matrix, row);
+            let oracle = matrix.row_oracle(row);
             if !oracle.is_finite() {
                 continue;
             }
@@ -363,11 +363,11 @@ impl<'a> Problems<'a> {
         {
             return Err(Error::Invalid(format!("problem row {bad} is not a full row of the matrix")));
         }
-        let rows: Vec<usize> = candidates.into_iter().filter(|&r| row_oracle(matrix, r).is_finite()).collect();
+        let rows: Vec<usize> = candidates.into_iter().filter(|&r| matrix.row_oracle(r).is_finite()).collect();
         if rows.is_empty() {
             return Err(Error::Data("no problem has a valid measurement".into()));
         }
-        let oracle = rows.iter().map(|&r| row_oracle(matrix, r)).collect();
+        let oracle = rows.iter().map(|&r| matrix.row_oracle(r)).collect();
         let weight = match objective {
             Objective::WeightedGeomean(w) => {
                 rows.iter().map(|&r| weight_of(w, &matrix.problems[r].shape)).collect::<Result<_>>()?
@@ -481,10 +481,6 @@ impl<'a> Problems<'a> {
             })
             .collect()
     }
-}
-
-fn row_oracle(matrix: &Matrix, row: usize) -> f64 {
-    matrix.time.get(row).map_or(f64::INFINITY, |r| r.iter().copied().fold(f64::INFINITY, f64::min))
 }
 
 fn best_of(matrix: &Matrix, row: usize, set: &[usize]) -> f64 {

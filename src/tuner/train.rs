@@ -257,7 +257,7 @@ pub fn train(
                     if pick.is_some_and(|v| !matrix.recorded[row][v]) {
                         continue;
                     }
-                    let oracle = matrix.time[row].iter().copied().fold(f64::INFINITY, f64::min);
+                    let oracle = matrix.row_oracle(row);
                     let t = pick.map_or(f64::INFINITY, |v| matrix.time[row][v]);
                     log_sum += s.shape_weight * (t / oracle).min(FAIL_PENALTY).ln();
                     count += s.shape_weight;
@@ -347,7 +347,7 @@ fn samples(
         return Err(Error::Data("no training problem where a selected configuration ran".into()));
     }
     let log_slowdown = |row: usize, v: usize| -> f64 {
-        let oracle = matrix.time[row].iter().copied().fold(f64::INFINITY, f64::min);
+        let oracle = matrix.row_oracle(row);
         (matrix.time[row][v] / oracle).ln()
     };
     // (failures, mean log slowdown over the shape's rows where it ran; infinite where it ran on
@@ -420,8 +420,7 @@ fn targets(matrix: &Matrix, rows: &[usize], selected: &[usize], label: usize, la
     let Labels::Soft { cap } = labels else {
         return vec![(label, 1.0)];
     };
-    let oracles: Vec<f64> =
-        rows.iter().map(|&r| matrix.time[r].iter().copied().fold(f64::INFINITY, f64::min)).collect();
+    let oracles: Vec<f64> = rows.iter().map(|&r| matrix.row_oracle(r)).collect();
     let gains: Vec<(usize, f64)> = selected
         .iter()
         .map(|&v| {
@@ -501,10 +500,10 @@ impl Relabel<'_> {
         let cost = |v: usize| -> f64 {
             let (mut log_sum, mut weight) = (0.0, 0.0);
             for s in samples {
+                let w = s.fit_weight(self.weighting);
                 for &r in s.rows.iter().filter(|&&r| self.matrix.recorded[r][v]) {
-                    let oracle = self.matrix.time[r].iter().copied().fold(f64::INFINITY, f64::min);
-                    log_sum += s.fit_weight(self.weighting) * (self.matrix.time[r][v] / oracle).min(FAIL_PENALTY).ln();
-                    weight += s.fit_weight(self.weighting);
+                    log_sum += w * (self.matrix.time[r][v] / self.matrix.row_oracle(r)).min(FAIL_PENALTY).ln();
+                    weight += w;
                 }
             }
             if weight > 0.0 {
