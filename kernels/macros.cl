@@ -79,7 +79,55 @@ inline void load_{{ name }}(real* r, const __global real* X, const int ld, const
     }
 }
 
-// Stores what load_{{ name }} put in registers r into the slice lm[kk * {{ R }} + o]{% if SWZ == 1 %} (the column
+{% if DB >= 3 %}// Copies this work-item's share of the {{ R }} x KWG slice of operand {{ name }} at outer index o0 and depth
+// k0 straight into the slice lm, zero-filling what lies outside `outer` x K. An operand contiguous
+// along its outer dimension lands as store_{{ name }} lays it (lm[k * {{ R }} + o]), shared as load_{{ name }}
+// shares it; one contiguous along K lands K-contiguous (lm[o * KWG + k]), consecutive work-items
+// copying consecutive vectors of VWK along K, so both sides of every copy are whole vectors. With
+// -DNVIDIA_CP_ASYNC every copy is an asynchronous cp.async (COPY_VECTOR, COPY_ELEMENT), which
+// ASYNC_WAIT completes.
+inline void copy_{{ name }}(__local real* lm, const __global real* X, const int ld, const int along_outer, const bool aligned,
+                     const int outer, const int K, const int o0, const int k0, const int tid) {
+    const bool interior = (o0 + {{ R }} <= outer) && (k0 + KWG <= K);
+    if (along_outer) {
+        const int to = tid % {{ DIMO }};
+        const int tk = tid / {{ DIMO }};
+        #pragma unroll
+        for (int kl = 0; kl < KWG / (WGS / {{ DIMO }}); kl++) {
+            const int kk = tk + kl * (WGS / {{ DIMO }});
+            #pragma unroll
+            for (int ov = 0; ov < {{ R }} / ({{ DIMO }} * VW{{ dim }}); ov++) {
+                const int o = (to + ov * {{ DIMO }}) * VW{{ dim }};
+                const __global real* x = X + (o0 + o) + (k0 + kk) * ld;
+                __local real* l = lm + kk * {{ R }} + o;
+                if (interior && aligned) {
+                    COPY_VECTOR(l, x, VW{{ dim }});
+                } else {
+                    for (int e = 0; e < VW{{ dim }}; e++) {
+                        COPY_ELEMENT(l + e, x + e, o0 + o + e < outer && k0 + kk < K, X);
+                    }
+                }
+            }
+        }
+    } else {
+        #pragma unroll
+        for (int l = 0; l < ({{ R }} * KWG) / (WGS * VWK); l++) {
+            const int e = tid + l * WGS;
+            const int kv = e % (KWG / VWK), o = e / (KWG / VWK);
+            const __global real* x = X + (k0 + kv * VWK) + (o0 + o) * ld;
+            __local real* d = lm + o * KWG + kv * VWK;
+            if (interior && aligned) {
+                COPY_VECTOR(d, x, VWK);
+            } else {
+                for (int v = 0; v < VWK; v++) {
+                    COPY_ELEMENT(d + v, x + v, o0 + o < outer && k0 + kv * VWK + v < K, X);
+                }
+            }
+        }
+    }
+}
+
+{% endif %}// Stores what load_{{ name }} put in registers r into the slice lm[kk * {{ R }} + o]{% if SWZ == 1 %} (the column
 // swizzled when the operand is contiguous along K){% endif %}.
 inline void store_{{ name }}(__local real* lm, const real* r, const int along_outer, const int tid) {
     if (along_outer) {

@@ -9,7 +9,13 @@
 // next slice is loaded into registers before the current one is multiplied and stored into the other
 // buffer after, with one barrier per slice. DB = 2 stages the two operands in turn (both must be in
 // local memory): A's next slice is loaded before the multiply and stored halfway through it, when
-// B's is loaded, stored after it; half the staging registers are live at a time. With KSPLIT > 1,
+// B's is loaded, stored after it; half the staging registers are live at a time. DB = 3 / 4 copy
+// the slices straight from global into local memory, into two / three buffers, one / two slices
+// ahead of the multiply, with no staging registers and one barrier per slice: on NVIDIA GPUs of
+// compute capability 8.0 or later (-DNVIDIA_CP_ASYNC) by asynchronous cp.async, elsewhere by a
+// load and a store each. A copy cannot transpose, so there an operand contiguous along K stays
+// so in its slice, and each KWI step reads KWI of its values per row or column at once; the slices
+// are aligned to 64 bytes, for the widest vector a copy or read may use. With KSPLIT > 1,
 // launch dimension 2 runs batch x KSPLIT: each split multiplies one range of K and adds alpha times
 // its product into C atomically (the host first scales C by beta). On NVIDIA GPUs
 // (-DNVIDIA_PTX_RED) the host does not scale C: split 0 of each tile stores alpha * its product +
@@ -26,7 +32,7 @@
 #define NWI (NWG / NDIMC)
 #define KDIMA (WGS / MDIMA)
 #define KDIMB (WGS / NDIMB)
-#define DB_BUFFERS (DB == 0 ? 1 : 2)
+#define DB_BUFFERS (DB == 0 ? 1 : DB <= 2 ? 2 : DB - 1)
 
 // The row (within the tile) of a work-item's mi-th register row, and likewise for columns.
 #if STRM == 0
@@ -46,7 +52,49 @@
 {{ macros::vector_helpers(dim="M", w=VWM) }}
 {{ macros::vector_helpers(dim="N", w=VWN) }}
 {{ macros::vector_helpers(dim="K", w=VWK) }}
-{% if SA == 1 %}{{ macros::stage(name="a", R="MWG", DIMO="MDIMA", dim="M") }}{% endif %}
+{% if DB >= 3 %}{{ macros::vector_helpers(dim="I", w=KWI) }}{% endif %}
+{% if DB >= 3 %}#if defined(NVIDIA_CP_ASYNC)
+// Asynchronous copies from global to local memory (PTX cp.async, compute capability 8.0 or later):
+// `bytes` of 4 or 8 from s, the rest of the element zero-filled; or a whole 16-byte chunk.
+inline void cp_async_4(__local real* d, const __global real* s, const int bytes) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" :: "r"((uint)(size_t)d), "l"(s), "r"(bytes) : "memory");
+}
+inline void cp_async_8(__local real* d, const __global real* s, const int bytes) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;" :: "r"((uint)(size_t)d), "l"(s), "r"(bytes) : "memory");
+}
+inline void cp_async_16(__local real* d, const __global real* s) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"((uint)(size_t)d), "l"(s) : "memory");
+}
+// w elements from s to d, both aligned to the vector of w.
+inline void copy_vector(__local real* d, const __global real* s, const int w) {
+    const int bytes = w * (int)sizeof(real);
+    if (bytes == 4) {
+        cp_async_4(d, s, 4);
+    } else if (bytes == 8) {
+        cp_async_8(d, s, 8);
+    } else {
+        for (int c = 0; c < bytes / 16; c++) {
+            cp_async_16(d + c * (16 / (int)sizeof(real)), s + c * (16 / (int)sizeof(real)));
+        }
+    }
+}
+#define COPY_VECTOR(d, s, w) copy_vector((d), (s), (w))
+// One element from s, or zero when not `inside` (then nothing is read; `base` is a valid address).
+#if PRECISION == 64
+#define COPY_ELEMENT(d, s, inside, base) cp_async_8((d), (inside) ? (s) : (base), (inside) ? 8 : 0)
+#else
+#define COPY_ELEMENT(d, s, inside, base) cp_async_4((d), (inside) ? (s) : (base), (inside) ? 4 : 0)
+#endif
+// Closes the group of copies issued since the last commit; waits until at most n groups are pending.
+#define ASYNC_COMMIT() asm volatile("cp.async.commit_group;" ::: "memory")
+#define ASYNC_WAIT(n) asm volatile("cp.async.wait_group " #n ";" ::: "memory")
+#else
+#define COPY_VECTOR(d, s, w) for (int c_ = 0; c_ < (w); c_++) { (d)[c_] = (s)[c_]; }
+#define COPY_ELEMENT(d, s, inside, base) (*(d) = (inside) ? *(s) : ZERO)
+#define ASYNC_COMMIT()
+#define ASYNC_WAIT(n)
+#endif
+{% endif %}{% if SA == 1 %}{{ macros::stage(name="a", R="MWG", DIMO="MDIMA", dim="M") }}{% endif %}
 {% if SB == 1 %}{{ macros::stage(name="b", R="NWG", DIMO="NDIMB", dim="N") }}{% endif %}
 {% if KSPLIT != 1 %}
 #if defined(NVIDIA_PTX_RED)
@@ -104,10 +152,10 @@ inline void xgemm_body(const int M, const int N, const int K, const int split, c
     const int kb = 0;
     const int ke = K;
 {% endif %}
-{% if SA == 1 %}    real ra[MWG * KWG / WGS];
-    const bool a_aligned = a_along_m ? ALIGNED(A, lda, VWM) : ALIGNED(A, lda, VWK);
-{% endif %}{% if SB == 1 %}    real rb[NWG * KWG / WGS];
-    const bool b_aligned = b_along_n ? ALIGNED(B, ldb, VWN) : ALIGNED(B, ldb, VWK);
+{% if SA == 1 %}{% if DB <= 2 %}    real ra[MWG * KWG / WGS];
+{% endif %}    const bool a_aligned = a_along_m ? ALIGNED(A, lda, VWM) : ALIGNED(A, lda, VWK);
+{% endif %}{% if SB == 1 %}{% if DB <= 2 %}    real rb[NWG * KWG / WGS];
+{% endif %}    const bool b_aligned = b_along_n ? ALIGNED(B, ldb, VWN) : ALIGNED(B, ldb, VWK);
 {% endif %}
     // Accumulators: for each of the NWI columns, MWI / VWM vectors of VWM rows (SIMD on CPUs).
     realM acc[MWI / VWM][NWI];
@@ -118,7 +166,18 @@ inline void xgemm_body(const int M, const int N, const int K, const int split, c
             acc[mv][ni] = (realM)(ZERO);
         }
     }
-{% if DB >= 1 %}
+{% if DB >= 3 %}
+    // The first DB_BUFFERS - 1 slices into buffers 0, 1, ..., a group of copies each.
+    #pragma unroll
+    for (int s = 0; s < DB_BUFFERS - 1; s++) {
+        if (kb + s * KWG < ke) {
+            copy_a(alm + s * (KWG * MWG), A, lda, a_along_m, a_aligned, M, ke, m0, kb + s * KWG, tid);
+            copy_b(blm + s * (KWG * NWG), B, ldb, b_along_n, b_aligned, N, ke, n0, kb + s * KWG, tid);
+        }
+        ASYNC_COMMIT();
+    }
+    int buf = 0;
+{% elif DB >= 1 %}
     // Slice kb into buffer 0.
     if (kb < ke) {
 {% if SA == 1 %}        load_a(ra, A, lda, a_along_m, a_aligned, M, ke, m0, kb, tid);
@@ -130,7 +189,23 @@ inline void xgemm_body(const int M, const int N, const int K, const int split, c
     int buf = 0;
 {% endif %}
     for (int k0 = kb; k0 < ke; k0 += KWG) {
-{% if DB >= 1 %}        // Load the next slice into registers now and store it into the other buffer after the
+{% if DB >= 3 %}        // This slice's copies have landed (this work-item's, then by the barrier everyone's), and
+        // every work-item has multiplied the slice before, whose buffer now takes the slice
+        // DB_BUFFERS - 1 ahead.
+        ASYNC_WAIT({{ DB - 3 }});
+        barrier(CLK_LOCAL_MEM_FENCE);
+        {
+            const int ka = k0 + (DB_BUFFERS - 1) * KWG;
+            const int ba = (buf + DB_BUFFERS - 1) % DB_BUFFERS;
+            if (ka < ke) {
+                copy_a(alm + ba * (KWG * MWG), A, lda, a_along_m, a_aligned, M, ke, m0, ka, tid);
+                copy_b(blm + ba * (KWG * NWG), B, ldb, b_along_n, b_aligned, N, ke, n0, ka, tid);
+            }
+            ASYNC_COMMIT();
+        }
+        const __local real* a_sl = alm + buf * (KWG * MWG);
+        const __local real* b_sl = blm + buf * (KWG * NWG);
+{% elif DB >= 1 %}        // Load the next slice into registers now and store it into the other buffer after the
         // multiply; with DB = 2, B's is loaded halfway through, when A's is stored.
         const bool more = k0 + KWG < ke;
         if (more) {
@@ -153,14 +228,53 @@ inline void xgemm_body(const int M, const int N, const int K, const int split, c
                 store_a(alm + (buf ^ 1) * (KWG * MWG), ra, a_along_m, tid);
                 load_b(rb, B, ldb, b_along_n, b_aligned, N, ke, n0, k0 + KWG, tid);
             }
+{% endif %}{% if DB >= 3 %}            // The KWI values of this step of each row / column of an operand contiguous along K.
+            real ak[MWI][KWI];
+            real bk[NWI][KWI];
+            if (!a_along_m) {
+                #pragma unroll
+                for (int mi = 0; mi < MWI; mi++) {
+                    const realI v = LLOADI(a_sl + ROW_OF(tm, mi) * KWG + kw);
+                    UNPACKI(ak[mi], 0, v)
+                }
+            }
+            if (!b_along_n) {
+                #pragma unroll
+                for (int ni = 0; ni < NWI; ni++) {
+                    const realI v = LLOADI(b_sl + COL_OF(tn, ni) * KWG + kw);
+                    UNPACKI(bk[ni], 0, v)
+                }
+            }
 {% endif %}            #pragma unroll
             for (int ki = 0; ki < KWI; ki++) {
                 const int kk = kw + ki;
                 realM av[MWI / VWM];
                 real bp[NWI];
-{% if SA == 1 and SWZ == 1 %}                const int a_swizzle = a_along_m ? 0 : SWIZZLE_a(kk);
-{% endif %}{% if SB == 1 and SWZ == 1 %}                const int b_swizzle = b_along_n ? 0 : SWIZZLE_b(kk);
-{% endif %}{% if SA == 1 %}                #pragma unroll
+{% if SA == 1 and SWZ == 1 and DB < 3 %}                const int a_swizzle = a_along_m ? 0 : SWIZZLE_a(kk);
+{% endif %}{% if SB == 1 and SWZ == 1 and DB < 3 %}                const int b_swizzle = b_along_n ? 0 : SWIZZLE_b(kk);
+{% endif %}{% if DB >= 3 %}                #pragma unroll
+                for (int mv = 0; mv < MWI / VWM; mv++) {
+                    if (a_along_m) {
+                        av[mv] = LLOADM(a_sl + kk * MWG + ROW_OF(tm, mv * VWM));
+                    } else {
+                        real* e = (real*)&av[mv];
+                        for (int v = 0; v < VWM; v++) {
+                            e[v] = ak[mv * VWM + v][ki];
+                        }
+                    }
+                }
+                #pragma unroll
+                for (int nv = 0; nv < NWI / VWN; nv++) {
+                    if (b_along_n) {
+                        const realN v = LLOADN(b_sl + kk * NWG + COL_OF(tn, nv * VWN));
+                        UNPACKN(bp, nv * VWN, v)
+                    } else {
+                        for (int v = 0; v < VWN; v++) {
+                            bp[nv * VWN + v] = bk[nv * VWN + v][ki];
+                        }
+                    }
+                }
+{% elif SA == 1 %}                #pragma unroll
                 for (int mv = 0; mv < MWI / VWM; mv++) {
                     av[mv] = LLOADM(a_sl + kk * MWG + (ROW_OF(tm, mv * VWM){% if SWZ == 1 %} ^ a_swizzle{% endif %}));
                 }
@@ -177,7 +291,7 @@ inline void xgemm_body(const int M, const int N, const int K, const int split, c
                         }
                     }
                 }
-{% endif %}{% if SB == 1 %}                #pragma unroll
+{% endif %}{% if DB >= 3 %}{% elif SB == 1 %}                #pragma unroll
                 for (int nv = 0; nv < NWI / VWN; nv++) {
                     const realN v = LLOADN(b_sl + kk * NWG + (COL_OF(tn, nv * VWN){% if SWZ == 1 %} ^ b_swizzle{% endif %}));
                     UNPACKN(bp, nv * VWN, v)
@@ -196,7 +310,8 @@ inline void xgemm_body(const int M, const int N, const int K, const int split, c
                 }
             }
         }
-{% if DB >= 1 %}        if (more) {
+{% if DB >= 3 %}        buf = (buf + 1) % DB_BUFFERS;
+{% elif DB >= 1 %}        if (more) {
 {% if SA == 1 and DB == 1 %}            store_a(alm + (buf ^ 1) * (KWG * MWG), ra, a_along_m, tid);
 {% endif %}{% if SB == 1 %}            store_b(blm + (buf ^ 1) * (KWG * NWG), rb, b_along_n, tid);
 {% endif %}        }
@@ -299,9 +414,9 @@ void xgemm_a{{ a }}_b{{ b }}(const int M, const int N, const int K, const real a
     volatile __global uint* tile_flags = 0;
     const uint epoch = 0;
 #endif
-{% endif %}{% if SA == 1 %}    __local real alm[DB_BUFFERS * KWG * MWG] __attribute__((aligned(sizeof(realM))));
+{% endif %}{% if SA == 1 %}    __local real alm[DB_BUFFERS * KWG * MWG] __attribute__((aligned({% if DB >= 3 %}64{% else %}sizeof(realM){% endif %})));
 {% else %}    __local real* alm = 0;
-{% endif %}{% if SB == 1 %}    __local real blm[DB_BUFFERS * KWG * NWG] __attribute__((aligned(sizeof(realN))));
+{% endif %}{% if SB == 1 %}    __local real blm[DB_BUFFERS * KWG * NWG] __attribute__((aligned({% if DB >= 3 %}64{% else %}sizeof(realN){% endif %})));
 {% else %}    __local real* blm = 0;
 {% endif %}    xgemm_body(M, N, K, split, splits, alpha, beta, A + a_off + batch * a_bs, lda, {{ a == "m" }},
                B + b_off + batch * b_bs, ldb, {{ b == "n" }}, C + c_off + batch * c_bs, ldc, alm, blm{% if KSPLIT != 1 %},

@@ -92,6 +92,9 @@ pub struct DeviceInfo {
     pub fp64: bool,
     /// Whether the device has 64-bit global atomics (cl_khr_int64_base_atomics), which f64 split-K needs.
     pub int64_atomics: bool,
+    /// Whether kernels may copy global to local memory asynchronously by PTX `cp.async`: an NVIDIA
+    /// GPU of compute capability 8.0 or later (cl_nv_device_attribute_query).
+    pub async_copies: bool,
 }
 
 impl DeviceInfo {
@@ -101,9 +104,11 @@ impl DeviceInfo {
         let vendor = d.vendor().map_err(|e| cl("clGetDeviceInfo")(e.0))?;
         let device_type = d.dev_type().map_err(|e| cl("clGetDeviceInfo")(e.0))?;
         let platform = opencl3::platform::Platform::new(d.platform().map_err(|e| cl("clGetDeviceInfo")(e.0))?);
+        let class = DeviceClass::of(device_type, &vendor);
+        let async_copies = class == DeviceClass::NvidiaGpu && d.compute_capability_major_nv().is_ok_and(|major| major >= 8);
         Ok(DeviceInfo {
             name: d.name().map_err(|e| cl("clGetDeviceInfo")(e.0))?.trim().to_string(),
-            class: DeviceClass::of(device_type, &vendor),
+            class,
             vendor,
             driver: d.driver_version().map_err(|e| cl("clGetDeviceInfo")(e.0))?,
             platform_version: platform.version().map_err(|e| cl("clGetPlatformInfo")(e.0))?,
@@ -112,6 +117,7 @@ impl DeviceInfo {
             local_mem_bytes: d.local_mem_size().map_err(|e| cl("clGetDeviceInfo")(e.0))? as usize,
             fp64: d.double_fp_config().map(|c| c != 0).unwrap_or(false),
             int64_atomics: d.extensions().map(|e| e.contains("cl_khr_int64_base_atomics")).unwrap_or(false),
+            async_copies,
         })
     }
 }

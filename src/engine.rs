@@ -144,9 +144,16 @@ fn atomic_add(info: &DeviceInfo) -> AtomicAdd {
     }
 }
 
-/// The build options of a variant's program on a device: the precision and the atomic add's.
+/// The build options of a variant's program on a device: the precision, the atomic add's, and
+/// `-DNVIDIA_CP_ASYNC` where DB = 3 / 4 may copy by `cp.async`.
 fn variant_build_options(info: &DeviceInfo, precision: Precision) -> String {
-    format!("{} {}", precision.build_options(), atomic_add(info).build_option()).trim_end().to_string()
+    let copies = if info.async_copies { "-DNVIDIA_CP_ASYNC" } else { "" };
+    [precision.build_options(), atomic_add(info).build_option(), copies]
+        .iter()
+        .filter(|o| !o.is_empty())
+        .copied()
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 impl EntryPoints {

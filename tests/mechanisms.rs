@@ -1,6 +1,7 @@
 //! Kernel mechanisms that the shipped set may not exercise everywhere, on variants built at run time
-//! (`CompiledVariant::build`): double buffering (DB), vector loads along K (VWK), split-K with atomic
-//! adds (KSPLIT, fixed or chosen per launch), vector loads in the direct kernel (VWD), and the CPU register-blocked kernel (panel). Each is checked against the f64
+//! (`CompiledVariant::build`): double buffering (DB, including copies straight into local memory),
+//! vector loads along K (VWK), split-K with atomic adds (KSPLIT, fixed or chosen per launch), vector
+//! loads in the direct kernel (VWD), and the CPU register-blocked kernel (panel). Each is checked against the f64
 //! reference over both layouts, all four transpose pairs, edge shapes, tight and padded leading
 //! dimensions with offsets, beta = 0 over NaN-poisoned C and beta != 0, strided batches, f32 and f64.
 
@@ -85,6 +86,11 @@ fn variants() -> Vec<Variant> {
         // Operands staged in turn (DB = 2): the halfway store after 4 KWI steps, or after 2 with SWZ.
         xgemm(&[("DB", 2), ("VWK", 4), ("STRM", 1), ("STRN", 1)]),
         xgemm(&[("DB", 2), ("KWG", 32), ("KWI", 8), ("VWK", 2), ("SWZ", 1)]),
+        // Copies straight into two / three local buffers (cp.async on NVIDIA), with split-K too.
+        xgemm(&[("DB", 3), ("VWK", 4), ("STRM", 1), ("STRN", 1)]),
+        xgemm(&[("DB", 4), ("VWM", 4), ("VWN", 4), ("SWZ", 1), ("VWK", 2)]),
+        xgemm(&[("DB", 3), ("KSPLIT", 0), ("VWM", 1), ("VWN", 1)]),
+        xgemm(&[("DB", 4), ("KWI", 8), ("KWG", 32), ("VWK", 4)]),
         // 64-wide slices with 4-wide vectors: the swizzled transposing store of a K-contiguous operand.
         xgemm(&[("MWG", 64), ("NWG", 64), ("KWG", 32), ("VWK", 4), ("VWM", 4), ("VWN", 4), ("DB", 1), ("SWZ", 1)]),
         xgemm(&[("VWK", 1), ("SWZ", 1), ("STRN", 1)]),

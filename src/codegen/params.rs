@@ -143,8 +143,8 @@ const XGEMM_PARAMS: &[ParamSpec] = &[
     },
     ParamSpec {
         name: "DB",
-        meaning: "1: double-buffer the local tiles, loading slice k+1 while slice k is multiplied; 2: likewise, staging A's slice in the first half of the multiply and B's in the second",
-        allowed: &[0, 1, 2],
+        meaning: "how the local slices are staged: 0: one buffer; 1: two, slice k+1 loaded into registers while slice k is multiplied; 2: likewise, A's slice staged in the first half of the multiply and B's in the second; 3 / 4: two / three buffers filled by copies straight from global memory (asynchronous cp.async on NVIDIA GPUs of compute capability 8.0 or later), slice k+1 / k+2 in flight while slice k is multiplied",
+        allowed: &[0, 1, 2, 3, 4],
     },
     ParamSpec {
         name: "KSPLIT",
@@ -189,10 +189,10 @@ const XGEMM_CONSTRAINTS: &[Constraint] = &[
         holds: |p| (p("NWG") * p("KWG")) % (p("MDIMC") * p("NDIMC") * p("VWK")) == 0,
     },
     Constraint { name: "DB == 0 || SA + SB > 0", holds: |p| p("DB") == 0 || p("SA") + p("SB") > 0 },
-    Constraint { name: "DB != 2 || SA + SB == 2", holds: |p| p("DB") != 2 || p("SA") + p("SB") == 2 },
+    Constraint { name: "DB < 2 || SA + SB == 2", holds: |p| p("DB") < 2 || p("SA") + p("SB") == 2 },
     Constraint { name: "DB != 2 || (KWG/2) % KWI == 0", holds: |p| p("DB") != 2 || (p("KWG") / 2) % p("KWI") == 0 },
     Constraint {
-        name: "(1+(DB>0))*(SA*MWG+SB*NWG)*KWG*4 <= 49152",
+        name: "buffers(DB)*(SA*MWG+SB*NWG)*KWG*4 <= 49152",
         holds: |p| {
             local_buffers(p("DB")) * (p("SA") * p("MWG") + p("SB") * p("NWG")) * p("KWG") * 4 <= LOCAL_MEM_TARGET
         },
@@ -240,12 +240,13 @@ const DIRECT_CONSTRAINTS: &[Constraint] = &[
     },
 ];
 
-/// The local buffers per staged operand of an xgemm variant: two when double-buffered (DB 1 or 2).
+/// The local buffers per staged operand of an xgemm variant: one for DB 0, two for DB 1-3, three
+/// for DB 4 (`DB_BUFFERS` in kernels/xgemm.cl).
 fn local_buffers(db: u32) -> u32 {
-    if db == 0 {
-        1
-    } else {
-        2
+    match db {
+        0 => 1,
+        1..=3 => 2,
+        _ => 3,
     }
 }
 
@@ -609,7 +610,7 @@ mod tests {
         assert_eq!(v.validate(), Ok(()));
         assert_eq!(v.local_mem_bytes(4), 2 * (16 * 64 * 2) * 4);
         v.params.insert("KWG".into(), 128);
-        assert_eq!(v.validate().unwrap_err().field, "(1+(DB>0))*(SA*MWG+SB*NWG)*KWG*4 <= 49152");
+        assert_eq!(v.validate().unwrap_err().field, "buffers(DB)*(SA*MWG+SB*NWG)*KWG*4 <= 49152");
         let mut v = xgemm();
         v.params.extend([("DB".to_string(), 1), ("SA".to_string(), 0), ("SB".to_string(), 0)]);
         assert_eq!(v.validate().unwrap_err().field, "DB == 0 || SA + SB > 0");
@@ -620,7 +621,7 @@ mod tests {
         assert_eq!(v.validate(), Ok(()));
         assert_eq!(v.local_mem_bytes(4), 2 * (16 * 64 * 2) * 4);
         v.params.insert("SB".into(), 0);
-        assert_eq!(v.validate().unwrap_err().field, "DB != 2 || SA + SB == 2");
+        assert_eq!(v.validate().unwrap_err().field, "DB < 2 || SA + SB == 2");
         let halfway = XGEMM_CONSTRAINTS.iter().find(|c| c.name == "DB != 2 || (KWG/2) % KWI == 0").unwrap();
         let params = |db: u32, kwg: u32, kwi: u32| {
             move |n: &str| match n {
@@ -632,6 +633,16 @@ mod tests {
         assert!((halfway.holds)(&params(2, 16, 8)));
         assert!(!(halfway.holds)(&params(2, 8, 8)));
         assert!((halfway.holds)(&params(1, 8, 8)));
+        // DB = 3 / 4 copy both operands straight into two / three buffers.
+        let mut v = xgemm();
+        v.params.insert("DB".into(), 3);
+        assert_eq!(v.validate(), Ok(()));
+        assert_eq!(v.local_mem_bytes(4), 2 * (16 * 64 * 2) * 4);
+        v.params.insert("DB".into(), 4);
+        assert_eq!(v.validate(), Ok(()));
+        assert_eq!(v.local_mem_bytes(4), 3 * (16 * 64 * 2) * 4);
+        v.params.insert("SA".into(), 0);
+        assert_eq!(v.validate().unwrap_err().field, "DB < 2 || SA + SB == 2");
     }
 
     #[test]

@@ -1,21 +1,25 @@
 #!/usr/bin/env bash
-# On the lent GPU machine: DB = 2 (the two operands staged in turn) against DB = 1.
+# On the lent GPU machine: other local staging schemes (DB values) against the measured ones.
 #   large: the xgemm variants within 5 % of the fastest xgemm on some shape of
-#          variants/shapes/gpu-large.txt or large.txt, and the set's, each timed with its DB = 2 copy
-#          on those shapes (h200-v14-db2-large-f32), then the compiler's register counts of them all.
-#   all:   DB = 2 copies of the xgemm leaders (the fastest xgemm on some training or held-out shape
+#          variants/shapes/gpu-large.txt or large.txt, and the set's, each timed with its copies of
+#          the given DB values on those shapes (h200-TAG-large-f32), then the compiler's register
+#          counts of them all.
+#   all:   those copies of the xgemm leaders (the fastest xgemm on some training or held-out shape
 #          with min(M, N) > 8, where xgemm is within 1.3x of the oracle) on those shapes; pairs the
-#          committed H200 datasets hold are skipped. Split into h200-v14-db2[-unseen]-f32.jsonl.gz
-#          for `regenerate` (resumes from .device/h200-v14-db2-f32.jsonl when carried back in).
+#          committed H200 datasets hold are skipped. Split into h200-TAG[-unseen]-f32.jsonl.gz
+#          for `regenerate` (resumes from .device/h200-TAG-f32.jsonl when carried back in).
 #   skinny: the shipped set's xgemm variants on the training and held-out shapes with
 #          min(M, N) <= 8, which `all` left out, skipping the pairs the committed H200 datasets hold
-#          (so: the set's DB = 2 members): h200-v14-db2-skinny[-unseen]-f32.jsonl.gz.
-# Usage: bash scripts/device/db2-sweep.sh large|all|skinny [BUDGET_SECS]; outputs into $OUT.
+#          (so: the set's members of new DB values): h200-TAG-skinny[-unseen]-f32.jsonl.gz.
+# Usage: bash scripts/device/db-sweep.sh large|all|skinny TAG DB... ; outputs into $OUT, stops each
+# sweep after $BUDGET seconds (300). The h200-v14-db2 data came from `... v14-db2 2`.
 # Binaries: scripts/device/build.sh.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-mode="$1"; budget="${2:-300}"
-out="${OUT:-/tmp/db2-out}"; mkdir -p "$out" /tmp/db2
+mode="$1"; tag="$2"; shift 2
+budget="${BUDGET:-300}"
+also=(); for db in "$@"; do also+=(--also-with "DB=$db"); done
+out="${OUT:-/tmp/db-out}"; mkdir -p "$out" /tmp/db2
 source scripts/device/nvidia.sh
 fewfit=.device/fewfit; [ -x "$fewfit" ] || fewfit=target/release/fewfit
 build_log=.device/build_log; [ -x "$build_log" ] || build_log=target/release/examples/build_log
@@ -25,25 +29,25 @@ large)
   python3 scripts/shape_list.py /tmp/db2/shapes.txt variants/shapes/gpu-large.txt variants/shapes/large.txt
   python3 scripts/set_records.py variants/selected.json /tmp/db2/set.jsonl.gz "${data[@]}" --kernel xgemm
   python3 scripts/leaders.py /tmp/db2/shapes.txt /tmp/db2/leaders.jsonl.gz "${data[@]}" --factor 1.05 --family-within 1e9
-  f="$out/h200-v14-db2-large-f32.jsonl"
+  f="$out/h200-$tag-large-f32.jsonl"
   "$fewfit" sweep --device gpu --shapes /tmp/db2/shapes.txt --space variants/space-gpu.json --sample 0 --no-shipped \
-    --variants-from /tmp/db2/leaders.jsonl.gz /tmp/db2/set.jsonl.gz --also-with DB=2 --repeats 20 --quiet \
+    --variants-from /tmp/db2/leaders.jsonl.gz /tmp/db2/set.jsonl.gz "${also[@]}" --repeats 20 --quiet \
     --budget-secs "$budget" --out "$f"
-  "$build_log" --from "$f" -cl-nv-verbose | grep -E '^==|registers' > "$out/db2-large-registers.txt"
+  "$build_log" --from "$f" -cl-nv-verbose | grep -E '^==|registers' > "$out/$tag-large-registers.txt"
   python3 scripts/sweep_best.py "$f" --top 6
   ;;
 all)
-  f=h200-v14-db2-f32.jsonl; [ -f ".device/$f" ] && cp ".device/$f" "$out/$f"
+  f=h200-$tag-f32.jsonl; [ -f ".device/$f" ] && cp ".device/$f" "$out/$f"
   python3 scripts/shape_list.py /tmp/db2/shapes.txt variants/shapes/{train,train-ml,unseen}.txt --min-mn-above 8
   python3 scripts/leaders.py /tmp/db2/shapes.txt /tmp/db2/leaders.jsonl.gz "${data[@]}"
   "$fewfit" sweep --device gpu --shapes /tmp/db2/shapes.txt --space variants/space-gpu.json --sample 0 --no-shipped \
-    --variants-from /tmp/db2/leaders.jsonl.gz --also-with DB=2 --skip-measured "${data[@]}" --repeats 10 --quiet \
+    --variants-from /tmp/db2/leaders.jsonl.gz "${also[@]}" --skip-measured "${data[@]}" --repeats 10 --quiet \
     --budget-secs "$budget" --out "$out/$f"
   python3 scripts/split_by_shapes.py "$out/$f" variants/shapes/unseen.txt \
-    "$out/h200-v14-db2-unseen-f32.jsonl.gz" "$out/h200-v14-db2-f32.jsonl.gz"
+    "$out/h200-$tag-unseen-f32.jsonl.gz" "$out/h200-$tag-f32.jsonl.gz"
   ;;
 skinny)
-  f=h200-v14-db2-skinny-f32.jsonl
+  f=h200-$tag-skinny-f32.jsonl
   python3 scripts/shape_list.py /tmp/db2/all.txt variants/shapes/{train,train-ml,unseen}.txt
   python3 scripts/shape_list.py /tmp/db2/wide.txt variants/shapes/{train,train-ml,unseen}.txt --min-mn-above 8
   grep -vxFf /tmp/db2/wide.txt /tmp/db2/all.txt > /tmp/db2/shapes.txt
@@ -52,8 +56,8 @@ skinny)
     --variants-from /tmp/db2/set.jsonl.gz --skip-measured "${data[@]}" --repeats 10 --quiet \
     --budget-secs "$budget" --out "$out/$f"
   python3 scripts/split_by_shapes.py "$out/$f" variants/shapes/unseen.txt \
-    "$out/h200-v14-db2-skinny-unseen-f32.jsonl.gz" "$out/h200-v14-db2-skinny-f32.jsonl.gz"
+    "$out/h200-$tag-skinny-unseen-f32.jsonl.gz" "$out/h200-$tag-skinny-f32.jsonl.gz"
   ;;
-*) echo "usage: $0 large|all|skinny [BUDGET_SECS]" >&2; exit 2 ;;
+*) echo "usage: $0 large|all|skinny TAG DB..." >&2; exit 2 ;;
 esac
 date -u
