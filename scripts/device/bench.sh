@@ -28,7 +28,7 @@ peers="${PEERS:-.device/peers}"; [ -x "$peers" ] || peers=target/release/example
 # The oracle's datasets: BENCH_DATA (space-separated) when set, else the sweep of the shipped set's
 # kernels for the device (datasets measured with different kernel code disagree, and `merge`
 # refuses to join them, so the default is one dataset per device).
-if [ "$device" = gpu ]; then default_data=variants/data/h200-v2-f32.jsonl.gz; else default_data=variants/data/pocl-spr-f32.jsonl.gz; fi
+if [ "$device" = gpu ]; then default_data=variants/data/h200-v2-f32.jsonl.gz; else default_data=variants/data/pocl-spr2-f32.jsonl.gz; fi
 data=(); for f in ${BENCH_DATA:-$default_data}; do [ -f "$f" ] && data+=("$f"); done
 export FEWFIT_DEVICE="$device" FEWFIT_CACHE_DIR="${FEWFIT_CACHE_DIR:-/tmp/fewfit-cache}"
 echo "== peers"
