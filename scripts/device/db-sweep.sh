@@ -8,10 +8,14 @@
 #          with min(M, N) > 8, where xgemm is within 1.3x of the oracle) on those shapes; pairs the
 #          committed H200 datasets hold are skipped. Split into h200-TAG[-unseen]-f32.jsonl.gz
 #          for `regenerate` (resumes from .device/h200-TAG-f32.jsonl when carried back in).
+#   control: the same leaders (chosen from the data before TAG's) and their copies of the given DB
+#          values, timed together in one sweep on every $EVERY-th (3) of those shapes, nothing
+#          skipped: a within-run comparison, and the drift of the leaders' times since their own
+#          sweeps (h200-TAG-control-f32.jsonl.gz; for analysis, not for `regenerate`).
 #   skinny: the shipped set's xgemm variants on the training and held-out shapes with
 #          min(M, N) <= 8, which `all` left out, skipping the pairs the committed H200 datasets hold
 #          (so: the set's members of new DB values): h200-TAG-skinny[-unseen]-f32.jsonl.gz.
-# Usage: bash scripts/device/db-sweep.sh large|all|skinny TAG DB... ; outputs into $OUT, stops each
+# Usage: bash scripts/device/db-sweep.sh large|all|control|skinny TAG DB... ; outputs into $OUT, stops each
 # sweep after $BUDGET seconds (300). The h200-v14-db2 data came from `... v14-db2 2`.
 # Binaries: scripts/device/build.sh.
 set -uo pipefail
@@ -46,6 +50,17 @@ all)
   python3 scripts/split_by_shapes.py "$out/$f" variants/shapes/unseen.txt \
     "$out/h200-$tag-unseen-f32.jsonl.gz" "$out/h200-$tag-f32.jsonl.gz"
   ;;
+control)
+  f=h200-$tag-control-f32.jsonl; [ -f ".device/$f" ] && cp ".device/$f" "$out/$f"
+  before=(); for d in "${data[@]}"; do [[ "$d" == *"-$tag-"* ]] || before+=("$d"); done
+  python3 scripts/shape_list.py /tmp/db2/all.txt variants/shapes/{train,train-ml,unseen}.txt --min-mn-above 8
+  awk -v n="${EVERY:-3}" 'NR % n == 1' /tmp/db2/all.txt > /tmp/db2/shapes.txt
+  python3 scripts/leaders.py /tmp/db2/all.txt /tmp/db2/leaders.jsonl.gz "${before[@]}"
+  "$fewfit" sweep --device gpu --shapes /tmp/db2/shapes.txt --space variants/space-gpu.json --sample 0 --no-shipped \
+    --variants-from /tmp/db2/leaders.jsonl.gz "${also[@]}" --repeats 10 --quiet \
+    --budget-secs "$budget" --out "$out/$f"
+  gzip -kf "$out/$f"
+  ;;
 skinny)
   f=h200-$tag-skinny-f32.jsonl
   python3 scripts/shape_list.py /tmp/db2/all.txt variants/shapes/{train,train-ml,unseen}.txt
@@ -58,6 +73,6 @@ skinny)
   python3 scripts/split_by_shapes.py "$out/$f" variants/shapes/unseen.txt \
     "$out/h200-$tag-skinny-unseen-f32.jsonl.gz" "$out/h200-$tag-skinny-f32.jsonl.gz"
   ;;
-*) echo "usage: $0 large|all|skinny TAG DB..." >&2; exit 2 ;;
+*) echo "usage: $0 large|all|control|skinny TAG DB..." >&2; exit 2 ;;
 esac
 date -u
