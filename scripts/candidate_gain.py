@@ -5,7 +5,7 @@ set, of the set with the candidate added, and of the set with the candidate repl
 of its family (median times; failures and unmeasured pairs count as 10x, as in selection).
 
 Usage: python3 scripts/candidate_gain.py --candidate CAND.jsonl.gz --data DATA... [--class nvidia-gpu]
-       [--weights variants/shapes/weights-decode.txt]
+       [--weights variants/shapes/weights.txt]
 The candidate is the first valid variant of CAND (a file of `sweep` records) with KSPLIT 1 if it
 has xgemm ones; DATA are the datasets the selection reads (CAND among them or not).
 """

@@ -5,7 +5,8 @@
 # Usage: bash scripts/device/tree-sweep.sh SHAPES NAME [BUDGET_SECS]
 #   e.g. bash scripts/device/tree-sweep.sh variants/shapes/train-tree-dense.txt h200-v13-tree-dense-f32 400
 # The dataset goes to $OUT/NAME.jsonl(.gz), resumable: carry NAME.jsonl back in .device/ and run
-# again. Binaries: scripts/device/build.sh.
+# again. SKIP_MEASURED=1 skips the pairs the committed H200 datasets hold (after a set change: its
+# new members only). Binaries: scripts/device/build.sh.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 shapes="$1"; name="$2"; budget="${3:-300}"
@@ -14,8 +15,9 @@ source scripts/device/nvidia.sh
 fewfit=.device/fewfit; [ -x "$fewfit" ] || fewfit=target/release/fewfit
 [ -f ".device/$name.jsonl" ] && cp ".device/$name.jsonl" "$out/"
 python3 scripts/set_records.py variants/selected.json /tmp/tree/set.jsonl.gz variants/data/h200-*.jsonl.gz
+skip=(); [ "${SKIP_MEASURED:-0}" = 1 ] && skip=(--skip-measured variants/data/h200-*.jsonl.gz)
 "$fewfit" sweep --device gpu --shapes "$shapes" --space variants/space-gpu.json --sample 0 \
   --no-shipped --variants-from /tmp/tree/set.jsonl.gz --repeats 10 --quiet --budget-secs "$budget" \
-  --out "$out/$name.jsonl"
+  "${skip[@]}" --out "$out/$name.jsonl"
 gzip -kf "$out/$name.jsonl"
 date -u

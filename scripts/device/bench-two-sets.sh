@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# On the lent GPU machine: a set change, before and after in one call. First the variants, errors
+# and threads tests of the carried build (the set after) on the GPU, then the peer bench
+# (bench.sh, bench shapes) and the ML bench (bench-ml.sh) of the carried peers example
+# (.device/peers, after) and of the build before (.device/peers-before), in turn, so that the
+# ratios of both sets come from one run. Outputs: $OUT/tests.log, $OUT/{after,before}-{bench,ml}/.
+# Usage: BENCH_DATA="DATA..." bash scripts/device/bench-two-sets.sh   (the oracle's datasets)
+# Binaries: scripts/device/build.sh, then the peers example of the set before copied to
+# .device/peers-before.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+out="${OUT:-/tmp/peers-out}"; mkdir -p "$out"
+source scripts/device/nvidia.sh
+export FEWFIT_DEVICE=gpu FEWFIT_CACHE_DIR=/tmp/fewfit-cache FEWFIT_TEST_DEVICE=require
+for t in variants errors threads; do
+  echo "== $t"; .device/tests/$t --test-threads=4 2>&1 | grep -E "^test |test result|panicked|failed"
+done 2>&1 | tee "$out/tests.log"
+for run in after-bench before-bench after-ml before-ml; do
+  peers=.device/peers; [[ $run == before-* ]] && peers=.device/peers-before
+  script=scripts/device/bench.sh; [[ $run == *-ml ]] && script=scripts/device/bench-ml.sh
+  echo "== $run ($peers, $script)"
+  OUT="$out/$run" PEERS="$peers" bash "$script" > "$out/$run.log" 2>&1
+  grep -E "geomean" "$out/$run.log" | head -4
+done
+date -u
