@@ -3,7 +3,8 @@
 # and threads tests of the carried build (the set after) on the GPU, then the peer bench
 # (bench.sh, bench shapes) and the ML bench (bench-ml.sh) of the carried peers example
 # (.device/peers, after) and of the build before (.device/peers-before), in turn, so that the
-# ratios of both sets come from one run. Outputs: $OUT/tests.log, $OUT/{after,before}-{bench,ml}/.
+# ratios of both sets come from one run. Outputs: $OUT/tests.log, $OUT/{after,before}-{bench,ml}.log
+# and the runs' folders (tables, JSON) in $OUT/runs.tar.gz, one file for the device tool's file limit.
 # Usage: BENCH_DATA="DATA..." bash scripts/device/bench-two-sets.sh   (the oracle's datasets)
 # Binaries: scripts/device/build.sh, then the peers example of the set before copied to
 # .device/peers-before.
@@ -22,4 +23,6 @@ for run in after-bench before-bench after-ml before-ml; do
   OUT="$out/$run" PEERS="$peers" bash "$script" > "$out/$run.log" 2>&1
   grep -E "geomean" "$out/$run.log" | head -4
 done
+tar czf "$out/runs.tar.gz" -C "$out" after-bench before-bench after-ml before-ml \
+  && rm -rf "$out"/{after,before}-{bench,ml}
 date -u
