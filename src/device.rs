@@ -105,7 +105,8 @@ impl DeviceInfo {
         let device_type = d.dev_type().map_err(|e| cl("clGetDeviceInfo")(e.0))?;
         let platform = opencl3::platform::Platform::new(d.platform().map_err(|e| cl("clGetDeviceInfo")(e.0))?);
         let class = DeviceClass::of(device_type, &vendor);
-        let async_copies = class == DeviceClass::NvidiaGpu && d.compute_capability_major_nv().is_ok_and(|major| major >= 8);
+        let async_copies =
+            class == DeviceClass::NvidiaGpu && d.compute_capability_major_nv().is_ok_and(|major| major >= 8);
         Ok(DeviceInfo {
             name: d.name().map_err(|e| cl("clGetDeviceInfo")(e.0))?.trim().to_string(),
             class,

@@ -499,10 +499,11 @@ fn budget_and_shards_merge_into_the_full_sweep() {
     assert!(s0.left > 0 && s1.left > 0, "one shard owns everything: {s0:?} {s1:?}");
     assert_eq!((s0.left + s1.left) % SHAPE_LIST.len(), 0);
 
-    // Each shard resumed without a budget: exactly its pairs.
+    // Each shard resumed without a budget: exactly its pairs; the second as if on another machine
+    // whose device reports the same name.
     let ran = ok(&mut sweep(dir.path(), &space, &shapes, &a, &["--shard", "0/2"]));
     assert_eq!(summary(&ran), Summary { measured: s0.left, invalid: 0, resumed: 0, left: 0 }, "{}", ran.both());
-    let ran = ok(&mut sweep(dir.path(), &space, &shapes, &b, &["--shard", "1/2"]));
+    let ran = ok(&mut sweep(dir.path(), &space, &shapes, &b, &["--shard", "1/2", "--machine", "vm2"]));
     assert_eq!(summary(&ran), Summary { measured: s1.left, invalid: 0, resumed: 0, left: 0 }, "{}", ran.both());
     let (ra, rb) = (records(&a), records(&b));
     assert_eq!((ra.len(), rb.len()), (s0.left, s1.left));
@@ -510,6 +511,8 @@ fn budget_and_shards_merge_into_the_full_sweep() {
     let (ida, idb): (BTreeSet<String>, BTreeSet<String>) =
         (ra.iter().map(variant_id).collect(), rb.iter().map(variant_id).collect());
     assert!(ida.is_disjoint(&idb), "a variant is in both shards: {ida:?} {idb:?}");
+    assert!(ra.iter().all(|r| r["device"].get("machine").is_none()), "an unlabelled sweep wrote a machine");
+    assert!(rb.iter().all(|r| r["device"]["machine"] == json!("vm2")), "the machine label is missing");
 
     let merged = dir.path().join("merged.jsonl");
     let ran = ok(fewfit(dir.path()).arg("merge").arg(&a).arg(&b).arg("--out").arg(&merged));
@@ -521,6 +524,11 @@ fn budget_and_shards_merge_into_the_full_sweep() {
     let m = records(&merged);
     assert_eq!(m.len(), PAIRS);
     assert_eq!(keys(&m), keys(&full), "the shards do not cover the full sweep's pairs");
+    // Labelling the unlabelled shard joins the other machine's records and leaves theirs.
+    let labelled = dir.path().join("labelled.jsonl");
+    ok(fewfit(dir.path()).arg("merge").arg(&merged).arg("--machine").arg("vm1").arg("--out").arg(&labelled));
+    let machines: BTreeSet<String> = records(&labelled).iter().map(|r| r["device"]["machine"].to_string()).collect();
+    assert_eq!(machines, BTreeSet::from(["\"vm1\"".to_string(), "\"vm2\"".to_string()]));
 
     // A malformed shard is refused before any device work.
     let ran = fails(&mut sweep(dir.path(), &space, &shapes, &dir.path().join("x.jsonl"), &["--shard", "2/2"]));

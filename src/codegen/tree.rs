@@ -200,7 +200,9 @@ fn emit_node(node: &Node, variant_path: &dyn Fn(&str) -> String, out: &mut Forma
             if let Some(s) = shapes {
                 out.comment(format!("split on {feature} at {threshold} ({s} training shapes)"));
             }
-            out.open(format!("if f.{feature} <= {threshold} {{"));
+            // The features are unsigned, so `<= 0` is `== 0`, written so (clippy refuses the former).
+            let test = if *threshold == 0 { "==" } else { "<=" };
+            out.open(format!("if f.{feature} {test} {threshold} {{"));
             emit_node(le, variant_path, out, leaf);
             out.reopen("} else {");
             emit_node(gt, variant_path, out, leaf);
@@ -326,6 +328,15 @@ pub fn select_cpu(f: &ShapeFeatures) -> VariantId {
 }
 ";
         assert_eq!(f.finish(), expected);
+    }
+
+    #[test]
+    fn a_split_at_zero_is_emitted_as_equality() {
+        let t = parse(&TREE.replace("\"threshold\": 100", "\"threshold\": 0")).unwrap();
+        let mut f = Formatter::new();
+        t.emit("select_cpu", &|v| v.to_string(), &mut f);
+        let code = f.finish();
+        assert!(code.contains("if f.k == 0 {") && !code.contains("<= 0"), "{code}");
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! loader that skips bad lines with counts, merging, and the dense time matrix that selection,
 //! training and evaluation work on. The format is documented in `variants/README.md`.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -23,6 +23,20 @@ pub struct DeviceRecord {
     pub driver: String,
     /// The device class (`cpu`, `nvidia-gpu`, ...), as the runtime maps it.
     pub class: String,
+    /// A label that tells apart machines whose devices report the same name, vendor and driver
+    /// (two VMs of one CPU model, say): `sweep --machine`, `merge --machine`. Absent by default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine: Option<String>,
+}
+
+impl DeviceRecord {
+    /// The name as reports show it: with the machine label in brackets where there is one.
+    pub fn label(&self) -> String {
+        match &self.machine {
+            Some(machine) => format!("{} [{machine}]", self.name),
+            None => self.name.clone(),
+        }
+    }
 }
 
 /// A problem shape: the row-major, non-transposed GEMM C (m×n) = A (m×k) · B (k×n) that ML code calls.
@@ -301,10 +315,28 @@ impl Dataset {
     pub fn matrix(&self, precision: &str) -> Matrix {
         Matrix::from_records(self.records.iter().filter(|r| r.precision == precision))
     }
+
+    /// Gives the records without a machine label this one ([`DeviceRecord::machine`]). Refused,
+    /// changing nothing, where a relabelled record would then measure what a labelled one does.
+    pub fn label_machine(&mut self, machine: &str) -> Result<()> {
+        let mut labelled = self.records.clone();
+        for r in &mut labelled {
+            r.device.machine.get_or_insert_with(|| machine.to_string());
+        }
+        let mut seen = HashSet::new();
+        if let Some(twice) = labelled.iter().find(|r| !seen.insert(r.key())) {
+            return Err(Error::Invalid(format!(
+                "labelling with machine {machine:?} makes two records of {} (one had that label already)",
+                describe(twice)
+            )));
+        }
+        self.records = labelled;
+        Ok(())
+    }
 }
 
 fn describe(r: &Record) -> String {
-    format!("{} {} {} {}", r.device.name, r.shape(), r.precision, r.variant.id())
+    format!("{} {} {} {}", r.device.label(), r.shape(), r.precision, r.variant.id())
 }
 
 /// One (device, shape) pair: a row of the matrix.
@@ -411,7 +443,13 @@ mod tests {
 
     fn record(m: u64, variant: i64, median: f64) -> Record {
         Record {
-            device: DeviceRecord { name: "d".into(), vendor: "v".into(), driver: "1".into(), class: "cpu".into() },
+            device: DeviceRecord {
+                name: "d".into(),
+                vendor: "v".into(),
+                driver: "1".into(),
+                class: "cpu".into(),
+                machine: None,
+            },
             m,
             n: 8,
             k: 8,
@@ -463,6 +501,36 @@ mod tests {
         assert_eq!(m.oracle(), vec![1.0, 3.0]);
         assert_eq!(m.time[1][1], f64::INFINITY);
         assert_eq!(m.recorded, vec![vec![true, true], vec![true, false]]);
+    }
+
+    #[test]
+    fn machine_labels_keep_same_named_devices_apart() {
+        let a = record(4, 1, 2.0);
+        let mut b = record(4, 1, 3.0);
+        b.device.machine = Some("vm2".into());
+        let line = serde_json::to_string(&a).unwrap();
+        assert!(!line.contains("machine"), "an unlabelled record is written as before: {line}");
+        let f = write(&[line, serde_json::to_string(&b).unwrap()]);
+        let (set, report) = Dataset::load(&[f.path().to_path_buf()]).unwrap();
+        assert_eq!((set.records.len(), report.duplicates), (2, 0));
+        assert_eq!(set.records[1].device.machine.as_deref(), Some("vm2"));
+        let m = set.matrix("f32");
+        assert_eq!(m.devices.iter().map(DeviceRecord::label).collect::<Vec<_>>(), ["d", "d [vm2]"]);
+        assert_eq!(m.problems.len(), 2);
+    }
+
+    #[test]
+    fn label_machine_labels_the_unlabelled_and_refuses_collisions() {
+        let mut labelled = record(4, 1, 3.0);
+        labelled.device.machine = Some("vm1".into());
+        let mut set = Dataset { records: vec![record(4, 1, 2.0), labelled.clone()] };
+        set.label_machine("vm2").unwrap();
+        let machines: Vec<_> = set.records.iter().map(|r| r.device.machine.as_deref()).collect();
+        assert_eq!(machines, [Some("vm2"), Some("vm1")]);
+        let mut clash = Dataset { records: vec![record(4, 1, 2.0), labelled] };
+        let before = clash.clone();
+        assert!(matches!(clash.label_machine("vm1"), Err(Error::Invalid(_))));
+        assert_eq!(clash.records, before.records, "a refused labelling changes nothing");
     }
 
     #[test]

@@ -92,7 +92,7 @@ impl Evaluation {
             let problem = &matrix.problems[o.row];
             out.push_str(&format!(
                 "{}\t{}\t{}\t{}\t{}\n",
-                matrix.devices[problem.device].name,
+                matrix.devices[problem.device].label(),
                 problem.shape,
                 o.pick,
                 show(o.slowdown),
@@ -113,7 +113,11 @@ impl Evaluation {
             let device = &matrix.devices[d.device];
             out.push_str(&format!(
                 "{} [{}]: {} problems, geomean {:.3} (best in set {:.3})",
-                device.name, device.class, d.problems, d.geomean, d.best_in_set_geomean
+                device.label(),
+                device.class,
+                d.problems,
+                d.geomean,
+                d.best_in_set_geomean
             ));
             if let Some((shape, w)) = d.worst {
                 out.push_str(&format!(", worst {w:.3} at {shape}"));

@@ -71,6 +71,7 @@ pub fn clblast_tuner(path: &Path) -> Result<Vec<Record>> {
         vendor: tuning.device_vendor.clone(),
         driver: tuning.platform_version.clone(),
         class: class.to_string(),
+        machine: None,
     };
     let mut records = Vec::new();
     for (i, r) in tuning.results.into_iter().enumerate() {

@@ -231,7 +231,7 @@ impl Stats {
         match self.worst {
             Some((row, w)) => {
                 let p = &matrix.problems[row];
-                s.push_str(&format!(", worst {w:.3} ({} on {})", p.shape, matrix.devices[p.device].name));
+                s.push_str(&format!(", worst {w:.3} ({} on {})", p.shape, matrix.devices[p.device].label()));
             }
             None => s.push_str(", worst -"),
         }
@@ -872,6 +872,7 @@ pub(crate) mod tests {
                     vendor: "v".into(),
                     driver: "1".into(),
                     class: c.to_string(),
+                    machine: None,
                 })
                 .collect(),
             problems: problems.iter().map(|&(device, m, n, k)| Problem { device, shape: Shape { m, n, k } }).collect(),

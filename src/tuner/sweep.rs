@@ -135,6 +135,8 @@ pub struct Plan {
     /// Pairs measured in other datasets: not measured again (a sweep that fills the gaps of a
     /// matrix adds no record that would conflict with theirs).
     pub measured_elsewhere: HashSet<RecordKey>,
+    /// The machine label written into every record ([`DeviceRecord::machine`]).
+    pub machine: Option<String>,
 }
 
 impl Default for Plan {
@@ -148,6 +150,7 @@ impl Default for Plan {
             build_threads: std::thread::available_parallelism().map_or(2, |n| n.get()).min(16),
             progress: true,
             measured_elsewhere: HashSet::new(),
+            machine: None,
         }
     }
 }
@@ -196,13 +199,14 @@ impl SweepElement for f64 {
     const EPSILON: f64 = f64::EPSILON;
 }
 
-/// The record of a device.
-pub fn device_record(device: &DefaultDevice) -> DeviceRecord {
+/// The record of a device, with a machine label if one is given.
+pub fn device_record(device: &DefaultDevice, machine: Option<String>) -> DeviceRecord {
     DeviceRecord {
         name: device.info.name.clone(),
         vendor: device.info.vendor.clone(),
         driver: device.info.driver.clone(),
         class: device.info.class.name().to_string(),
+        machine,
     }
 }
 
@@ -220,7 +224,7 @@ pub fn sweep<T: SweepElement>(
         Precision::F32 => "f32",
         Precision::F64 => "f64",
     };
-    let dev = device_record(device);
+    let dev = device_record(device, plan.machine.clone());
     let existing = load_existing(out)?;
     let mut done: HashSet<RecordKey> = existing.records.iter().map(Record::key).collect();
     done.extend(plan.measured_elsewhere.iter().cloned());

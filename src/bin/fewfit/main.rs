@@ -34,6 +34,10 @@ enum Command {
         /// The merged dataset.
         #[arg(long)]
         out: PathBuf,
+        /// Label the records that have no machine label with this one (data of a machine whose
+        /// device reports the same name as another's, swept before `sweep --machine`).
+        #[arg(long)]
+        machine: Option<String>,
     },
     /// Converts another tuner's output into the dataset format.
     Import {
@@ -127,6 +131,9 @@ struct RegenerateArgs {
     /// The device of that sweep (as `sweep --device`).
     #[arg(long, default_value = "")]
     sweep_device: String,
+    /// The machine label of that sweep's records (as `sweep --machine`).
+    #[arg(long)]
+    sweep_machine: Option<String>,
     /// The space of that sweep.
     #[arg(long, default_value = "variants/space.json")]
     sweep_space: PathBuf,
@@ -208,6 +215,10 @@ struct SweepArgs {
     /// Measure shard I of N (`I/N`): a deterministic 1/N of the pairs, split by variant.
     #[arg(long, default_value = "0/1")]
     shard: String,
+    /// A label written into every record, telling this machine's device apart from devices of
+    /// other machines that report the same name, vendor and driver (two VMs of one CPU model).
+    #[arg(long)]
+    machine: Option<String>,
     /// Skip shapes of more than this many floating-point operations (2·M·N·K), for slow devices.
     #[arg(long)]
     max_flops: Option<f64>,
@@ -236,8 +247,11 @@ fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Devices => devices(),
         Command::Sweep(args) => run_sweep(&args),
-        Command::Merge { inputs, out } => {
-            let (set, report) = Dataset::load(&inputs)?;
+        Command::Merge { inputs, out, machine } => {
+            let (mut set, report) = Dataset::load(&inputs)?;
+            if let Some(machine) = &machine {
+                set.label_machine(machine)?;
+            }
             set.save(&out)?;
             println!("merged {} records into {} ({report})", set.records.len(), out.display());
             Ok(())
@@ -331,6 +345,7 @@ fn run_regenerate(mut args: RegenerateArgs) -> Result<()> {
             also_with: Vec::new(),
             skip_measured: args.data.clone(),
             shard: "0/1".into(),
+            machine: args.sweep_machine.clone(),
             max_flops: None,
             budget_secs: None,
             repeats: 20,
@@ -541,6 +556,7 @@ fn run_sweep(args: &SweepArgs) -> Result<()> {
         budget: args.budget_secs.map(Duration::from_secs),
         progress: !args.quiet,
         measured_elsewhere,
+        machine: args.machine.clone(),
         ..Plan::default()
     };
     let summary = if args.precision == "f64" {
