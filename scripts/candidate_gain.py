@@ -35,6 +35,16 @@ def load(paths, device_class):
     return times
 
 
+def read_weights(path):
+    """{(m, n, k): weight} of a `regenerate --shape-weights` file; empty without one."""
+    weights = {}
+    for line in open(path) if path else []:
+        fields = line.split('#')[0].split()
+        if len(fields) == 4:
+            weights[tuple(map(int, fields[:3]))] = float(fields[3])
+    return weights
+
+
 def geomean(times, members, weights):
     """Weighted geometric mean over problems of best-in-set / oracle, capped at PENALTY."""
     log_sum = total = 0.0
@@ -54,12 +64,7 @@ def main():
     p.add_argument('--selected', default='variants/selected.json')
     p.add_argument('--weights')
     args = p.parse_args()
-    weights = {}
-    if args.weights:
-        for line in open(args.weights):
-            fields = line.split('#')[0].split()
-            if len(fields) == 4:
-                weights[tuple(map(int, fields[:3]))] = float(fields[3])
+    weights = read_weights(args.weights)
     candidates = [k for row in load([args.candidate], args.device_class).values() for k in row]
     candidate = next((k for k in candidates if dict(k[1]).get('KSPLIT', 1) == 1), candidates[0])
     times = load(args.data + [args.candidate], args.device_class)

@@ -11,17 +11,8 @@ import argparse
 import json
 import math
 
-from candidate_gain import PENALTY, geomean, load
+from candidate_gain import PENALTY, geomean, load, read_weights
 from set_records import key
-
-
-def read_weights(path):
-    weights = {}
-    for line in open(path) if path else []:
-        fields = line.split('#')[0].split()
-        if len(fields) == 4:
-            weights[tuple(map(int, fields[:3]))] = float(fields[3])
-    return weights
 
 
 def main():
