@@ -1,4 +1,5 @@
-//! Builds variants for the default device (FEWFIT_DEVICE) with extra OpenCL build options and prints
+//! Builds variants for the default device (FEWFIT_DEVICE) with the build options the engine passes
+//! there (so DB = 3 / 4 build their cp.async path on NVIDIA) plus extra ones, and prints
 //! the compiler's log: on NVIDIA, `-cl-nv-verbose` makes it report registers per thread, spills and
 //! shared memory, the facts that bound occupancy. Builds the shipped set, or with `--from DATASET`
 //! (repeatable) every distinct fewfit variant of those datasets.
@@ -11,7 +12,7 @@ use std::path::PathBuf;
 use fewfit::codegen::render::render;
 use fewfit::codegen::Variant;
 use fewfit::tuner::dataset::Dataset;
-use fewfit::{DefaultDevice, Precision, VariantId};
+use fewfit::{variant_build_options, DefaultDevice, Precision, VariantId};
 use opencl3::program::Program;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -35,8 +36,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let device = DefaultDevice::get()?;
     println!("device: {} ({})", device.info.name, device.info.platform_version);
-    let options = format!("{} {}", Precision::F32.build_options(), extra.join(" "));
     for variant in variants {
+        let options = format!("{} {}", variant_build_options(&device.info, Precision::F32), extra.join(" "));
         let source = render(&variant)?;
         let mut program = Program::create_from_source(&device.context, &source)?;
         let built = program.build(device.context.devices(), &options);

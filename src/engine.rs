@@ -146,7 +146,7 @@ fn atomic_add(info: &DeviceInfo) -> AtomicAdd {
 
 /// The build options of a variant's program on a device: the precision, the atomic add's, and
 /// `-DNVIDIA_CP_ASYNC` where DB = 3 / 4 may copy by `cp.async`.
-fn variant_build_options(info: &DeviceInfo, precision: Precision) -> String {
+pub fn variant_build_options(info: &DeviceInfo, precision: Precision) -> String {
     let copies = if info.async_copies { "-DNVIDIA_CP_ASYNC" } else { "" };
     [precision.build_options(), atomic_add(info).build_option(), copies]
         .iter()

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# On the lent GPU machine: other local staging schemes (DB values) against the measured ones.
+# On the lent GPU machine: other local staging schemes (DB values), or other values of any xgemm
+# parameter (NAME=VALUE, e.g. KWI=4), against the measured ones.
 #   large: the xgemm variants within 5 % of the fastest xgemm on some shape of
 #          variants/shapes/gpu-large.txt or large.txt, and the set's, each timed with its copies of
 #          the given DB values on those shapes (h200-TAG-large-f32), then the compiler's register
-#          counts of them all.
+#          counts of them all (for at most $LOG_SECS seconds, 300); SHAPES="FILE..." replaces the
+#          two shape lists.
 #   all:   those copies of the xgemm leaders (the fastest xgemm on some training or held-out shape
 #          with min(M, N) > 8, where xgemm is within 1.3x of the oracle) on those shapes; pairs the
 #          committed H200 datasets hold are skipped. Split into h200-TAG[-unseen]-f32.jsonl.gz
@@ -15,14 +17,14 @@
 #   skinny: the shipped set's xgemm variants on the training and held-out shapes with
 #          min(M, N) <= 8, which `all` left out, skipping the pairs the committed H200 datasets hold
 #          (so: the set's members of new DB values): h200-TAG-skinny[-unseen]-f32.jsonl.gz.
-# Usage: bash scripts/device/db-sweep.sh large|all|control|skinny TAG DB... ; outputs into $OUT, stops each
+# Usage: bash scripts/device/db-sweep.sh large|all|control|skinny TAG DB|NAME=VALUE... ; outputs into $OUT, stops each
 # sweep after $BUDGET seconds (300). The h200-v14-db2 data came from `... v14-db2 2`.
 # Binaries: scripts/device/build.sh.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 mode="$1"; tag="$2"; shift 2
 budget="${BUDGET:-300}"
-also=(); for db in "$@"; do also+=(--also-with "DB=$db"); done
+also=(); for a in "$@"; do if [[ "$a" == *=* ]]; then also+=(--also-with "$a"); else also+=(--also-with "DB=$a"); fi; done
 out="${OUT:-/tmp/db-out}"; mkdir -p "$out" /tmp/db2
 source scripts/device/nvidia.sh
 fewfit=.device/fewfit; [ -x "$fewfit" ] || fewfit=target/release/fewfit
@@ -30,14 +32,14 @@ build_log=.device/build_log; [ -x "$build_log" ] || build_log=target/release/exa
 data=(variants/data/h200-*.jsonl.gz)
 case "$mode" in
 large)
-  python3 scripts/shape_list.py /tmp/db2/shapes.txt variants/shapes/gpu-large.txt variants/shapes/large.txt
+  python3 scripts/shape_list.py /tmp/db2/shapes.txt ${SHAPES:-variants/shapes/gpu-large.txt variants/shapes/large.txt}
   python3 scripts/set_records.py variants/selected.json /tmp/db2/set.jsonl.gz "${data[@]}" --kernel xgemm
   python3 scripts/leaders.py /tmp/db2/shapes.txt /tmp/db2/leaders.jsonl.gz "${data[@]}" --factor 1.05 --family-within 1e9
   f="$out/h200-$tag-large-f32.jsonl"
   "$fewfit" sweep --device gpu --shapes /tmp/db2/shapes.txt --space variants/space-gpu.json --sample 0 --no-shipped \
     --variants-from /tmp/db2/leaders.jsonl.gz /tmp/db2/set.jsonl.gz "${also[@]}" --repeats 20 --quiet \
     --budget-secs "$budget" --out "$f"
-  "$build_log" --from "$f" -cl-nv-verbose | grep -E '^==|registers' > "$out/$tag-large-registers.txt"
+  timeout "${LOG_SECS:-300}" "$build_log" --from "$f" -cl-nv-verbose | grep -E '^==|registers|spill' > "$out/$tag-large-registers.txt"
   python3 scripts/sweep_best.py "$f" --top 6
   ;;
 all)
@@ -73,6 +75,6 @@ skinny)
   python3 scripts/split_by_shapes.py "$out/$f" variants/shapes/unseen.txt \
     "$out/h200-$tag-skinny-unseen-f32.jsonl.gz" "$out/h200-$tag-skinny-f32.jsonl.gz"
   ;;
-*) echo "usage: $0 large|all|control|skinny TAG DB..." >&2; exit 2 ;;
+*) echo "usage: $0 large|all|control|skinny TAG DB|NAME=VALUE..." >&2; exit 2 ;;
 esac
 date -u
