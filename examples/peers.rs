@@ -1,7 +1,8 @@
 //! The peer bench: on one list of shapes and with one timing method, times
 //! - fewfit as shipped (the device class's tree, then a prebuilt variant) through `fewfit::gemm`;
 //! - fewfit's oracle: the best variant of the whole space for the shape in a sweep dataset
-//!   (`--data`), built here with `CompiledVariant::build` and re-timed in this run;
+//!   (`--data`; `--oracle-device` takes another device's records), built here with
+//!   `CompiledVariant::build` and re-timed in this run;
 //! - CLBlast (`libclblast.so.1`, loaded at run time) on the same queue and buffers;
 //! - on a CPU device, OpenBLAS `cblas_sgemm` (`libopenblas.so.0`, loaded at run time) on host memory.
 //!
@@ -46,6 +47,10 @@ struct Args {
     /// Sweep datasets (JSON Lines, optionally .gz) giving the oracle variant per shape.
     #[arg(long, num_args = 1..)]
     data: Vec<PathBuf>,
+    /// Take the oracle from this device's records (default: the device that runs), e.g. the
+    /// sweeps of an H200 on an H100: that device's best variant per shape, re-timed here.
+    #[arg(long)]
+    oracle_device: Option<String>,
     /// Skip shapes of more than this many floating-point operations (2·M·N·K).
     #[arg(long)]
     max_flops: Option<f64>,
@@ -471,7 +476,7 @@ fn main() -> Res<()> {
         None
     };
     let clblast = clblast.ok();
-    let oracle = oracle_table(&args.data, &info.name)?;
+    let oracle = oracle_table(&args.data, args.oracle_device.as_deref().unwrap_or(&info.name))?;
     if args.data.is_empty() {
         println!("oracle: no --data, column left empty");
     }
