@@ -36,8 +36,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let device = DefaultDevice::get()?;
     println!("device: {} ({})", device.info.name, device.info.platform_version);
+    let options = format!("{} {}", variant_build_options(&device.info, Precision::F32), extra.join(" "));
     for variant in variants {
-        let options = format!("{} {}", variant_build_options(&device.info, Precision::F32), extra.join(" "));
         let source = render(&variant)?;
         let mut program = Program::create_from_source(&device.context, &source)?;
         let built = program.build(device.context.devices(), &options);
