@@ -123,8 +123,9 @@ pub struct Plan {
     pub repeats: u32,
     /// Stop repeating a pair once its timed runs add up to this much (but run at least 3).
     pub pair_budget: Duration,
-    /// A pair whose first timed run is over this many times the best time seen for its shape is
-    /// recorded after that one run (a variant far off the best is not worth more repeats).
+    /// A pair whose first two timed runs are both over this many times the best time seen for its
+    /// shape is recorded after those two runs (a variant far off the best is not worth more
+    /// repeats; one slow run alone, a hiccup of the device, does not decide it).
     pub abandon_factor: f64,
     /// Stop the sweep (cleanly, resumable) after this long.
     pub budget: Option<Duration>,
@@ -494,15 +495,8 @@ fn time_pair<T: SweepElement>(
         run()?;
     }
     let mut samples = vec![run()?];
-    let abandon = samples[0] > plan.abandon_factor * best_ms;
-    let mut spent = samples[0];
-    while !abandon
-        && samples.len() < plan.repeats as usize
-        && (samples.len() < 3 || spent < plan.pair_budget.as_secs_f64() * 1e3)
-    {
-        let t = run()?;
-        spent += t;
-        samples.push(t);
+    while wants_another_run(&samples, plan, best_ms) {
+        samples.push(run()?);
     }
     samples.sort_by(f64::total_cmp);
     let min_ms = samples[0].max(1e-6);
@@ -510,9 +504,39 @@ fn time_pair<T: SweepElement>(
     Ok(Times { min_ms, median_ms, repeats: samples.len() as u32 })
 }
 
+/// Whether a pair timed `samples` (ms, in run order) so far gets another run: up to `plan.repeats`,
+/// at least 3 and then while the runs add up to less than the pair budget, unless its first two
+/// runs are both over `plan.abandon_factor` times `best_ms`, the best time seen for the shape.
+fn wants_another_run(samples: &[f64], plan: &Plan, best_ms: f64) -> bool {
+    let far = |t: &f64| *t > plan.abandon_factor * best_ms;
+    if samples.len() >= 2 && samples[..2].iter().all(far) {
+        return false;
+    }
+    let spent_ms: f64 = samples.iter().sum();
+    samples.len() < plan.repeats as usize && (samples.len() < 3 || spent_ms < plan.pair_budget.as_secs_f64() * 1e3)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_slow_run_does_not_abandon_a_pair() {
+        let plan = Plan { repeats: 20, pair_budget: Duration::from_millis(250), abandon_factor: 4.0, ..Plan::default() };
+        // Best 1 ms: a first run of 10 ms (a hiccup) gets a second; a fast second run keeps the pair going.
+        assert!(wants_another_run(&[10.0], &plan, 1.0));
+        assert!(wants_another_run(&[10.0, 1.5], &plan, 1.0));
+        assert!(wants_another_run(&[10.0, 1.5, 1.4], &plan, 1.0));
+        // Two runs far off the best: recorded after those two.
+        assert!(!wants_another_run(&[10.0, 9.0], &plan, 1.0));
+        // At least 3 runs, then until the pair budget (250 ms) is spent or `repeats` are reached.
+        assert!(wants_another_run(&[200.0, 200.0], &plan, 100.0));
+        assert!(!wants_another_run(&[200.0, 200.0, 200.0], &plan, 100.0));
+        assert!(!wants_another_run(&[0.1; 20], &plan, 0.1));
+        assert!(wants_another_run(&[0.1; 19], &plan, 0.1));
+        // The first pair of a shape sets the best: nothing is far off it.
+        assert!(wants_another_run(&[5.0, 5.0], &plan, f64::INFINITY));
+    }
 
     #[test]
     fn shards_partition_variants() {
