@@ -522,7 +522,8 @@ mod tests {
 
     #[test]
     fn one_slow_run_does_not_abandon_a_pair() {
-        let plan = Plan { repeats: 20, pair_budget: Duration::from_millis(250), abandon_factor: 4.0, ..Plan::default() };
+        let plan =
+            Plan { repeats: 20, pair_budget: Duration::from_millis(250), abandon_factor: 4.0, ..Plan::default() };
         // Best 1 ms: a first run of 10 ms (a hiccup) gets a second; a fast second run keeps the pair going.
         assert!(wants_another_run(&[10.0], &plan, 1.0));
         assert!(wants_another_run(&[10.0, 1.5], &plan, 1.0));
