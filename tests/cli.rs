@@ -1038,6 +1038,24 @@ fn select_takes_several_methods_after_one_flag() {
     assert!(ran.stdout.lines().any(|l| l.starts_with("exhaustive")), "{}", ran.both());
 }
 
+/// `select --fleet` selects by fleet rate over the devices the file counts, and refuses a file that
+/// names a device the data does not hold.
+#[test]
+fn select_by_fleet_rate_checks_the_fleet_file() {
+    let (dir, data) = with_tiny_copy();
+    let device = records(&data)[0]["device"]["name"].as_str().unwrap().to_string();
+    let fleet = dir.path().join("fleet.txt");
+    std::fs::write(&fleet, format!("# the lab\n40 {device}\n")).unwrap();
+    let ran = ok(fewfit(dir.path()).args(["select", "--data"]).arg(&data).args(["-k", "2", "--fleet"]).arg(&fleet));
+    assert!(ran.stdout.lines().any(|l| l.starts_with("greedy")), "{}", ran.both());
+    std::fs::write(&fleet, "40 No Such Device\n").unwrap();
+    let ran = fails(fewfit(dir.path()).args(["select", "--data"]).arg(&data).args(["--fleet"]).arg(&fleet));
+    assert!(ran.stderr.contains("`No Such Device`"), "{}", ran.both());
+    std::fs::write(&fleet, format!("many {device}\n")).unwrap();
+    let ran = fails(fewfit(dir.path()).args(["select", "--data"]).arg(&data).args(["--fleet"]).arg(&fleet));
+    assert!(ran.stderr.contains("line 1"), "{}", ran.both());
+}
+
 /// `select --write` on data that holds imported CLBlast configurations writes a set of fewfit's
 /// own variants (with seed 1 on the tiny sweep plus the PoCL import, a CLBlast configuration would
 /// otherwise be picked).

@@ -18,6 +18,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
+use std::path::Path;
 use std::str::FromStr;
 
 use rand::rngs::StdRng;
@@ -98,6 +99,40 @@ pub struct FleetWeights {
     pub device: BTreeMap<String, f64>,
     /// How many times a task runs each shape.
     pub shape: BTreeMap<Shape, f64>,
+}
+
+impl FleetWeights {
+    /// Reads the fleet's devices from a file of `COUNT DEVICE NAME` lines (the count, then the
+    /// device's name as the datasets record it, spaces included; `#` starts a comment). Devices it
+    /// leaves out count 1.
+    pub fn read_devices(path: &Path) -> Result<BTreeMap<String, f64>> {
+        let text = std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.into(), source })?;
+        let mut devices = BTreeMap::new();
+        for (i, line) in text.lines().enumerate() {
+            let line = line.split('#').next().unwrap_or("").trim();
+            if line.is_empty() {
+                continue;
+            }
+            let parse_error =
+                |reason: String| Error::Parse { path: path.into(), reason: format!("line {}: {reason}", i + 1) };
+            let (count, name) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+            let count: f64 =
+                count.parse().ok().filter(|c: &f64| c.is_finite() && *c >= 0.0).ok_or_else(|| {
+                    parse_error(format!("expected `COUNT DEVICE NAME` with a count >= 0, got `{line}`"))
+                })?;
+            let name = name.trim();
+            if name.is_empty() {
+                return Err(parse_error(format!("`{line}` names no device")));
+            }
+            if devices.insert(name.to_string(), count).is_some() {
+                return Err(parse_error(format!("device `{name}` is counted twice")));
+            }
+        }
+        if devices.is_empty() {
+            return Err(Error::Parse { path: path.into(), reason: "no `COUNT DEVICE NAME` line".into() });
+        }
+        Ok(devices)
+    }
 }
 
 /// What a selection minimises (see the module documentation).
@@ -377,6 +412,13 @@ impl<'a> Problems<'a> {
         let fleet = match objective {
             Objective::Geomean | Objective::WeightedGeomean(_) => None,
             Objective::Fleet(w) => {
+                if let Some(name) = w.device.keys().find(|name| !matrix.devices.iter().any(|d| &d.name == *name)) {
+                    let known: BTreeSet<&str> = matrix.devices.iter().map(|d| d.name.as_str()).collect();
+                    return Err(Error::Invalid(format!(
+                        "fleet device `{name}` has no records in the data (its devices: {})",
+                        known.into_iter().collect::<Vec<_>>().join(", ")
+                    )));
+                }
                 let devices: Vec<usize> =
                     rows.iter().map(|&r| matrix.problems[r].device).collect::<BTreeSet<_>>().into_iter().collect();
                 Some(Fleet {
@@ -1024,6 +1066,26 @@ pub(crate) mod tests {
         let s = p.score(&[0]);
         assert!((s.slowdown - (1.6 / (2.0 / 3.0))).abs() < 1e-12, "{s:?}");
         assert!((p.score(&[0, 1]).slowdown - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn fleet_devices_are_read_and_checked() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |text: &str| {
+            let path = dir.path().join("fleet.txt");
+            std::fs::write(&path, text).unwrap();
+            path
+        };
+        let devices =
+            FleetWeights::read_devices(&write("# lab\n100 NVIDIA H200\n\n2.5  pthread-AMD EPYC  # VMs\n")).unwrap();
+        assert_eq!(devices, [("NVIDIA H200".to_string(), 100.0), ("pthread-AMD EPYC".to_string(), 2.5)].into());
+        for bad in ["NVIDIA H200\n", "-1 x\n", "3\n", "1 x\n2 x\n", "# nothing\n"] {
+            assert!(matches!(FleetWeights::read_devices(&write(bad)), Err(Error::Parse { .. })), "{bad:?}");
+        }
+        // A device the data does not hold is an error, not a weight that silently counts nothing.
+        let m = toy(&[("x", "a")], &[(0, 1, 1, 1)], vec![vec![1.0]]);
+        let typo = Objective::Fleet(FleetWeights { device: [("X".to_string(), 3.0)].into(), shape: BTreeMap::new() });
+        assert!(matches!(Problems::new(&m, None, &typo), Err(Error::Invalid(e)) if e.contains("`X`")));
     }
 
     #[test]

@@ -75,6 +75,11 @@ enum Command {
         /// it leaves out weigh 1).
         #[arg(long)]
         shape_weights: Option<PathBuf>,
+        /// Maximise the fleet rate instead of minimising the geometric mean: a file of
+        /// `COUNT DEVICE NAME` lines, the devices of each name the fleet holds (others count 1);
+        /// `--shape-weights` then says how often a task runs each shape.
+        #[arg(long)]
+        fleet: Option<PathBuf>,
         /// Write the first method's set (chosen on the training split) here, e.g.
         /// `variants/selected.json`; `train` then fits trees over it. Only fewfit's own variants
         /// can ship, so with this option imported configurations are left out of the comparison.
@@ -160,6 +165,9 @@ struct RegenerateArgs {
     /// a file of `M N K WEIGHT` lines (shapes it leaves out weigh 1).
     #[arg(long)]
     shape_weights: Option<PathBuf>,
+    /// Select by fleet rate: a file of `COUNT DEVICE NAME` lines (as `select --fleet`).
+    #[arg(long)]
+    fleet: Option<PathBuf>,
     /// Seed of the split and the methods.
     #[arg(long, default_value_t = 42)]
     seed: u64,
@@ -265,7 +273,7 @@ fn run(cli: Cli) -> Result<()> {
             println!("imported {} records from {} files into {}", set.records.len(), files.len(), out.display());
             Ok(())
         }
-        Command::Select { data, k, per_class, method, test_fraction, seed, shape_weights, write } => {
+        Command::Select { data, k, per_class, method, test_fraction, seed, shape_weights, fleet, write } => {
             let mut matrix = load_matrix(&data)?;
             if write.is_some() {
                 let own: Vec<usize> =
@@ -277,7 +285,7 @@ fn run(cli: Cli) -> Result<()> {
             let options = select::SelectOptions {
                 max_configs: k,
                 max_per_class: Some(per_class),
-                objective: objective(shape_weights.as_deref())?,
+                objective: objective(shape_weights.as_deref(), fleet.as_deref())?,
                 seed,
                 ..Default::default()
             };
@@ -368,7 +376,7 @@ fn run_regenerate(mut args: RegenerateArgs) -> Result<()> {
             })
             .collect()
     };
-    let objective = objective(args.shape_weights.as_deref())?;
+    let objective = objective(args.shape_weights.as_deref(), args.fleet.as_deref())?;
     let options = regenerate::RegenerateOptions {
         select: select::SelectOptions {
             method: args.method.parse()?,
@@ -379,8 +387,9 @@ fn run_regenerate(mut args: RegenerateArgs) -> Result<()> {
         },
         train: train::TrainOptions {
             shape_weights: match objective {
+                select::Objective::Geomean => Default::default(),
                 select::Objective::WeightedGeomean(weights) => weights,
-                _ => Default::default(),
+                select::Objective::Fleet(weights) => weights.shape,
             },
             ..Default::default()
         },
@@ -426,11 +435,17 @@ fn write_json(path: &std::path::Path, value: &impl serde::Serialize) -> Result<(
     std::fs::write(path, json + "\n").map_err(|source| Error::Io { path: path.to_path_buf(), source })
 }
 
-/// The selection objective: the geometric mean, weighted by a shape-weights file if one is given.
-fn objective(shape_weights: Option<&std::path::Path>) -> Result<select::Objective> {
-    Ok(match shape_weights {
-        Some(path) => select::Objective::WeightedGeomean(fewfit::tuner::sweep::read_shape_weights(path)?),
-        None => select::Objective::Geomean,
+/// The selection objective: the fleet rate if a fleet file is given, else the geometric mean; shapes
+/// weighted by a shape-weights file if one is given.
+fn objective(shape_weights: Option<&std::path::Path>, fleet: Option<&std::path::Path>) -> Result<select::Objective> {
+    let shape = shape_weights.map(fewfit::tuner::sweep::read_shape_weights).transpose()?;
+    Ok(match (fleet, shape) {
+        (Some(path), shape) => select::Objective::Fleet(select::FleetWeights {
+            device: select::FleetWeights::read_devices(path)?,
+            shape: shape.unwrap_or_default(),
+        }),
+        (None, Some(shape)) => select::Objective::WeightedGeomean(shape),
+        (None, None) => select::Objective::Geomean,
     })
 }
 
