@@ -20,19 +20,24 @@ pub enum DeviceClass {
     Cpu,
     /// NVIDIA GPUs through NVIDIA's OpenCL.
     NvidiaGpu,
-    /// Any other device: the portable choice, trained on every device's data.
+    /// Any other GPU (AMD, Intel, ARM, Apple...): trained on every GPU's data, built without
+    /// NVIDIA's PTX, so it never runs a CPU kernel.
+    Gpu,
+    /// Any other device (accelerators): the portable choice, trained on every device's data.
     Default,
 }
 
 impl DeviceClass {
     /// Every class, in the order of `codegen::CLASSES`.
-    pub const ALL: [DeviceClass; 3] = [DeviceClass::Cpu, DeviceClass::NvidiaGpu, DeviceClass::Default];
+    pub const ALL: [DeviceClass; 4] =
+        [DeviceClass::Cpu, DeviceClass::NvidiaGpu, DeviceClass::Gpu, DeviceClass::Default];
 
     /// The class's name, as in `selector/<name>.json`.
     pub fn name(self) -> &'static str {
         match self {
             DeviceClass::Cpu => "cpu",
             DeviceClass::NvidiaGpu => "nvidia-gpu",
+            DeviceClass::Gpu => "gpu",
             DeviceClass::Default => "default",
         }
     }
@@ -48,6 +53,8 @@ impl DeviceClass {
             DeviceClass::Cpu
         } else if device_type & CL_DEVICE_TYPE_GPU != 0 && vendor.to_ascii_lowercase().contains("nvidia") {
             DeviceClass::NvidiaGpu
+        } else if device_type & CL_DEVICE_TYPE_GPU != 0 {
+            DeviceClass::Gpu
         } else {
             DeviceClass::Default
         }
@@ -58,6 +65,7 @@ impl DeviceClass {
         match self {
             DeviceClass::Cpu => selection::select_cpu,
             DeviceClass::NvidiaGpu => selection::select_nvidia_gpu,
+            DeviceClass::Gpu => selection::select_gpu,
             DeviceClass::Default => selection::select_default,
         }
     }
@@ -194,5 +202,24 @@ impl DefaultDevice {
     pub fn get() -> Result<&'static DefaultDevice> {
         static DEVICE: OnceCell<DefaultDevice> = OnceCell::new();
         DEVICE.get_or_try_init(|| DefaultDevice::open(std::env::var("FEWFIT_DEVICE").ok().as_deref()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use opencl3::device::{CL_DEVICE_TYPE_ACCELERATOR, CL_DEVICE_TYPE_GPU};
+
+    #[test]
+    fn devices_map_to_classes_by_type_and_vendor() {
+        assert_eq!(DeviceClass::of(CL_DEVICE_TYPE_CPU, "AuthenticAMD"), DeviceClass::Cpu);
+        assert_eq!(DeviceClass::of(CL_DEVICE_TYPE_GPU, "NVIDIA Corporation"), DeviceClass::NvidiaGpu);
+        // A GPU of another vendor gets the GPU tree without NVIDIA's PTX, never a CPU kernel's tree.
+        assert_eq!(DeviceClass::of(CL_DEVICE_TYPE_GPU, "Advanced Micro Devices, Inc."), DeviceClass::Gpu);
+        assert_eq!(DeviceClass::of(CL_DEVICE_TYPE_GPU, "Intel(R) Corporation"), DeviceClass::Gpu);
+        assert_eq!(DeviceClass::of(CL_DEVICE_TYPE_ACCELERATOR, "Xilinx"), DeviceClass::Default);
+        for class in DeviceClass::ALL {
+            assert_eq!(DeviceClass::from_name(class.name()), Some(class));
+        }
     }
 }

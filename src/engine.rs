@@ -140,7 +140,7 @@ struct EntryPoints {
 fn atomic_add(info: &DeviceInfo) -> AtomicAdd {
     match info.class {
         DeviceClass::NvidiaGpu => AtomicAdd::Reduction,
-        DeviceClass::Cpu | DeviceClass::Default => AtomicAdd::CompareAndSwap,
+        DeviceClass::Cpu | DeviceClass::Gpu | DeviceClass::Default => AtomicAdd::CompareAndSwap,
     }
 }
 

@@ -38,7 +38,7 @@ mod generated {
     include!(concat!(env!("OUT_DIR"), "/selector.rs"));
 }
 
-pub(crate) use generated::{select_cpu, select_default, select_nvidia_gpu, HELPERS_SOURCE};
+pub(crate) use generated::{select_cpu, select_default, select_gpu, select_nvidia_gpu, HELPERS_SOURCE};
 pub use generated::{VariantId, VARIANTS};
 
 impl VariantId {

@@ -878,7 +878,7 @@ fn select_train_and_evaluate_on_the_sweep() {
     std::fs::create_dir_all(root.join("selector")).unwrap();
     std::fs::copy(&selected, root.join("variants/selected.json")).unwrap();
     std::fs::copy(&tree_path, root.join("selector/cpu.json")).unwrap();
-    for class in ["nvidia-gpu", "default"] {
+    for class in ["nvidia-gpu", "gpu", "default"] {
         let leaf = json!({"class": class, "root": {"variant": ids[0]}});
         std::fs::write(root.join(format!("selector/{class}.json")), leaf.to_string()).unwrap();
     }
@@ -950,7 +950,13 @@ fn regenerate_writes_a_set_and_trees_that_evaluate_reads() {
         .arg(&gpu)
         .arg("--root")
         .arg(&root));
-    for file in ["variants/selected.json", "selector/cpu.json", "selector/nvidia-gpu.json", "selector/default.json"] {
+    for file in [
+        "variants/selected.json",
+        "selector/cpu.json",
+        "selector/nvidia-gpu.json",
+        "selector/gpu.json",
+        "selector/default.json",
+    ] {
         assert!(ran.stdout.contains(&root.join(file).display().to_string()), "{file} not written:\n{}", ran.both());
     }
     // What build.rs reads: a valid set and one tree per class over it.
@@ -960,7 +966,7 @@ fn regenerate_writes_a_set_and_trees_that_evaluate_reads() {
     assert!(!ids.is_empty() && ids.iter().all(|id| sweep_ids.contains(id)), "{ids:?}");
     assert_eq!(
         inputs.trees.iter().map(|(t, _)| t.class.as_str()).collect::<Vec<_>>(),
-        ["cpu", "nvidia-gpu", "default"]
+        ["cpu", "nvidia-gpu", "gpu", "default"]
     );
     // The crate's own files are untouched (only --root is written).
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));

@@ -24,7 +24,18 @@ pub use tree::Tree;
 use srcgen::Formatter;
 
 /// The device classes that ship a selector tree, each in `selector/<class>.json`.
-pub const CLASSES: [&str; 3] = ["cpu", "nvidia-gpu", "default"];
+pub const CLASSES: [&str; 4] = ["cpu", "nvidia-gpu", "gpu", "default"];
+
+/// Whether the data of devices of class `data_class` trains the tree of class `tree_class`: a
+/// class's own data trains its tree; every GPU class's (`nvidia-gpu`, `gpu`) trains `gpu`, the tree
+/// of GPUs without a class of their own; every class's trains `default`.
+pub fn trains(tree_class: &str, data_class: &str) -> bool {
+    match tree_class {
+        "default" => true,
+        "gpu" => data_class == "gpu" || data_class == "nvidia-gpu",
+        _ => tree_class == data_class,
+    }
+}
 
 /// The largest number of variants a shipped set may hold.
 pub const MAX_SELECTED: usize = 12;
@@ -264,6 +275,15 @@ mod tests {
 
     fn root() -> PathBuf {
         PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    }
+
+    #[test]
+    fn each_tree_trains_on_its_classes_data() {
+        assert!(trains("cpu", "cpu") && !trains("cpu", "nvidia-gpu"));
+        assert!(trains("nvidia-gpu", "nvidia-gpu") && !trains("nvidia-gpu", "gpu"));
+        // Other GPUs learn from every GPU, never from a CPU; `default` learns from every device.
+        assert!(trains("gpu", "nvidia-gpu") && trains("gpu", "gpu") && !trains("gpu", "cpu"));
+        assert!(CLASSES.iter().all(|c| trains("default", c)));
     }
 
     #[test]

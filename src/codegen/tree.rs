@@ -21,7 +21,7 @@ use super::srcgen::Formatter;
 /// A selector tree for one device class.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Tree {
-    /// The device class it serves (`cpu`, `nvidia-gpu`, `default`).
+    /// The device class it serves (`cpu`, `nvidia-gpu`, `gpu`, `default`).
     pub class: String,
     /// Where the tree came from (hand-made, or the tuner's run).
     #[serde(default, skip_serializing_if = "String::is_empty")]

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::error::{Error, Result};
-use crate::codegen::{Family, Variant};
+use crate::codegen::{trains, Family, Variant};
 
 /// The device a record was measured on.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -416,11 +416,10 @@ impl Matrix {
         self.time.get(row).map_or(f64::INFINITY, |r| r.iter().copied().fold(f64::INFINITY, f64::min))
     }
 
-    /// The rows of problems on devices of one class (all rows for `None`).
-    pub fn problems_of_class(&self, class: Option<&str>) -> Vec<usize> {
-        (0..self.problems.len())
-            .filter(|&p| class.is_none_or(|c| self.devices[self.problems[p].device].class == c))
-            .collect()
+    /// The rows of problems on devices whose data trains the tree of `tree_class`
+    /// ([`crate::codegen::trains`]).
+    pub fn problems_training(&self, tree_class: &str) -> Vec<usize> {
+        (0..self.problems.len()).filter(|&p| trains(tree_class, &self.devices[self.problems[p].device].class)).collect()
     }
 
     /// Drops problems where no configuration ran, and configurations that ran nowhere.

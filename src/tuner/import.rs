@@ -63,6 +63,8 @@ pub fn clblast_tuner(path: &Path) -> Result<Vec<Record>> {
         "cpu"
     } else if is_gpu && vendor.contains("nvidia") {
         "nvidia-gpu"
+    } else if is_gpu {
+        "gpu"
     } else {
         "default"
     };

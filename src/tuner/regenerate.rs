@@ -9,7 +9,7 @@ use super::error::{Error, Result};
 use super::evaluate::{evaluate, Evaluation, Shipped};
 use super::select::{self, split_shapes, SelectOptions, SelectedSet as Selection, Stats};
 use super::train::{train, TrainOptions};
-use crate::codegen::{SelectedSet, SelectedVariant, Tree, CLASSES};
+use crate::codegen::{trains, SelectedSet, SelectedVariant, Tree, CLASSES};
 
 /// How to regenerate.
 #[derive(Clone, Debug, Default)]
@@ -48,8 +48,9 @@ pub struct Regenerated {
 
 /// Selects, trains and evaluates. With a `holdout` matrix (shapes never used in training), every
 /// row of `matrix` trains and the result is evaluated on `holdout`; without one, a seeded split of
-/// the shapes holds `options.test_fraction` of them out. Every class in [`CLASSES`] other than `default` needs rows in
-/// the matrix (a sweep on a device of that class); `default` is trained on every device's rows.
+/// the shapes holds `options.test_fraction` of them out. Every class in [`CLASSES`] needs rows that
+/// train it ([`trains`]: a sweep on a device of that class; any GPU's for `gpu`, any device's for
+/// `default`).
 /// Only fewfit's own kernels can ship: an imported configuration in the selection is an error.
 pub fn regenerate(matrix: &Matrix, holdout: Option<&Matrix>, options: &RegenerateOptions) -> Result<Regenerated> {
     let (train_rows, test_rows) = match holdout {
@@ -62,8 +63,8 @@ pub fn regenerate(matrix: &Matrix, holdout: Option<&Matrix>, options: &Regenerat
     let tree_only = |r: &usize| options.tree_only_rows.contains(r);
     let select_rows: Vec<usize> = train_rows.iter().copied().filter(|r| !tree_only(r)).collect();
     let test_rows: Vec<usize> = test_rows.into_iter().filter(|r| !tree_only(r)).collect();
-    for class in CLASSES.iter().filter(|c| **c != "default") {
-        if !select_rows.iter().any(|&r| class_of(matrix, r) == *class) {
+    for class in CLASSES {
+        if !select_rows.iter().any(|&r| trains(class, class_of(matrix, r))) {
             return Err(Error::Invalid(format!(
                 "no training data for device class `{class}`: sweep a device of that class and pass its dataset"
             )));
@@ -75,13 +76,20 @@ pub fn regenerate(matrix: &Matrix, holdout: Option<&Matrix>, options: &Regenerat
     let set = shipped_set(&own_matrix, &selection, &select_rows, &options.select, &options.source)?;
     let mut trees = Vec::new();
     for class in CLASSES {
-        let (rows, columns): (Vec<usize>, &[usize]) = if class == "default" {
-            (train_rows.clone(), &selection.configs)
+        let rows: Vec<usize> = train_rows.iter().copied().filter(|&r| trains(class, class_of(matrix, r))).collect();
+        // The configurations the classes of these rows use (all of the set for `default`).
+        let mut columns: Vec<usize> = if class == "default" {
+            selection.configs.clone()
         } else {
-            let rows = train_rows.iter().copied().filter(|&r| class_of(matrix, r) == class).collect();
-            (rows, selection.per_class.get(class).map_or(&selection.configs[..], |c| &c[..]))
+            let used = selection.per_class.iter().filter(|(data_class, _)| trains(class, data_class));
+            used.flat_map(|(_, configs)| configs.iter().copied()).collect()
         };
-        let mut trained = train(&own_matrix, &rows, columns, class, &options.train)?;
+        if columns.is_empty() {
+            columns = selection.configs.clone();
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        columns.retain(|c| seen.insert(*c));
+        let mut trained = train(&own_matrix, &rows, &columns, class, &options.train)?;
         trained.tree.comment = format!(
             "Trained by `fewfit regenerate` on {} training shapes of {} (cross-validated depth {}, min leaf {}, {:?} weights, {:?} labels; CV geomean slowdown {:.4}).",
             rows.len(),

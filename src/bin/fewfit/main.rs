@@ -94,12 +94,17 @@ enum Command {
         /// The selected set.
         #[arg(long, default_value = "variants/selected.json")]
         selected: PathBuf,
-        /// The class: its devices' rows are the training data (`default`: every device's).
+        /// The class: its devices' rows are the training data (`gpu`: every GPU's, `default`:
+        /// every device's).
         #[arg(long)]
         class: String,
         /// Where to write the tree.
         #[arg(long)]
         out: PathBuf,
+        /// Weigh shapes in the fit and the cross-validation: a file of `M N K WEIGHT` lines (as
+        /// `regenerate --shape-weights`).
+        #[arg(long)]
+        shape_weights: Option<PathBuf>,
     },
     /// Sweeps (optionally), selects, trains every class's tree and writes `variants/selected.json`
     /// and `selector/*.json` in one command, then evaluates them on held-out shapes.
@@ -120,7 +125,8 @@ enum Command {
 
 #[derive(clap::Args)]
 struct RegenerateArgs {
-    /// Datasets of every device class to ship for (`cpu`, `nvidia-gpu`); `default` uses them all.
+    /// Datasets of every device class to ship for (`cpu`, `nvidia-gpu`); `gpu` uses every GPU's,
+    /// `default` them all.
     #[arg(long, required = true, num_args = 1..)]
     data: Vec<PathBuf>,
     /// Datasets that train the trees only, not the selection: shapes measured on the shipped set
@@ -299,18 +305,26 @@ fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
         Command::Regenerate(args) => run_regenerate(args),
-        Command::Train { data, selected, class, out } => {
+        Command::Train { data, selected, class, out, shape_weights } => {
             let matrix = load_matrix(&data)?;
             let text =
                 std::fs::read_to_string(&selected).map_err(|source| Error::Io { path: selected.clone(), source })?;
             let set = fewfit::codegen::SelectedSet::parse(&selected, &text)?;
             let columns: Vec<usize> =
                 set.ids().iter().filter_map(|id| matrix.configs.iter().position(|c| &c.id() == id)).collect();
-            let rows = matrix.problems_of_class(Some(class.as_str()).filter(|c| *c != "default"));
+            let rows = matrix.problems_training(&class);
             if rows.is_empty() {
                 return Err(Error::Invalid(format!("no data for device class `{class}` in the datasets")));
             }
-            let trained = train::train(&matrix, &rows, &columns, &class, &train::TrainOptions::default())?;
+            let options = train::TrainOptions {
+                shape_weights: shape_weights
+                    .as_deref()
+                    .map(fewfit::tuner::sweep::read_shape_weights)
+                    .transpose()?
+                    .unwrap_or_default(),
+                ..Default::default()
+            };
+            let trained = train::train(&matrix, &rows, &columns, &class, &options)?;
             write_json(&out, &trained.tree)?;
             println!("wrote {} (cross-validated {:?})", out.display(), trained.chosen);
             Ok(())
