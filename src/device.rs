@@ -106,13 +106,22 @@ pub struct DeviceInfo {
 }
 
 impl DeviceInfo {
-    /// Queries a device.
+    /// Queries a device. Its class is [`DeviceClass::of`] its type and vendor, unless
+    /// `FEWFIT_DEVICE_CLASS` names one (for a device the rule misjudges, e.g. an NVIDIA GPU through
+    /// a runtime without NVIDIA's PTX).
     pub fn query(id: cl_device_id) -> Result<DeviceInfo> {
         let d = Device::new(id);
         let vendor = d.vendor().map_err(|e| cl("clGetDeviceInfo")(e.0))?;
         let device_type = d.dev_type().map_err(|e| cl("clGetDeviceInfo")(e.0))?;
         let platform = opencl3::platform::Platform::new(d.platform().map_err(|e| cl("clGetDeviceInfo")(e.0))?);
-        let class = DeviceClass::of(device_type, &vendor);
+        let class = match std::env::var("FEWFIT_DEVICE_CLASS") {
+            Ok(name) if !name.is_empty() => DeviceClass::from_name(&name).ok_or_else(|| Error::InvalidArgument {
+                name: "FEWFIT_DEVICE_CLASS",
+                value: name.clone(),
+                reason: "not a device class: cpu, nvidia-gpu, gpu or default".into(),
+            })?,
+            _ => DeviceClass::of(device_type, &vendor),
+        };
         let async_copies =
             class == DeviceClass::NvidiaGpu && d.compute_capability_major_nv().is_ok_and(|major| major >= 8);
         Ok(DeviceInfo {

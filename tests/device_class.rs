@@ -1,0 +1,41 @@
+//! `FEWFIT_DEVICE_CLASS` puts the device in a named class: that class's tree picks the variants and
+//! its build options build them, and the results still match the f64 reference. A binary of its
+//! own, since the variable is read when a device's engine is made.
+
+mod common;
+
+use common::*;
+use fewfit::codegen::Family;
+use fewfit::{chosen_variant, gemm, DefaultDevice, DeviceClass, Error, GemmSpec};
+
+#[test]
+fn a_named_class_replaces_the_detected_one() {
+    let spec = std::env::var("FEWFIT_DEVICE").ok();
+    // A name that is not a class is a typed error naming the variable.
+    std::env::set_var("FEWFIT_DEVICE_CLASS", "tpu");
+    match DefaultDevice::open(spec.as_deref()) {
+        Err(Error::InvalidArgument { name, value, .. }) => {
+            assert_eq!((name, value.as_str()), ("FEWFIT_DEVICE_CLASS", "tpu"))
+        }
+        Err(e @ Error::NoDevice(_)) if std::env::var("FEWFIT_TEST_DEVICE").as_deref() == Ok("skip") => {
+            eprintln!("Skipping: {e}");
+            return;
+        }
+        other => panic!("expected InvalidArgument(FEWFIT_DEVICE_CLASS), got {:?}", other.map(|d| d.info)),
+    }
+    // `gpu` on whatever device runs the tests (PoCL in CI): GPU kernels, built without NVIDIA's PTX.
+    std::env::set_var("FEWFIT_DEVICE_CLASS", "gpu");
+    let device = DefaultDevice::open(spec.as_deref()).expect("the device opens with a valid class");
+    assert_eq!(device.info.class, DeviceClass::Gpu);
+    assert!(!device.info.async_copies);
+    for (m, n, k, seed) in [(1, 70, 64, 1), (8, 64, 33, 2), (33, 65, 17, 3), (96, 96, 96, 4), (130, 40, 200, 5)] {
+        let spec = GemmSpec::row_major(m, n, k);
+        let picked = chosen_variant::<f32>(&device.queue, &spec).unwrap();
+        assert_ne!(picked.info().family, Family::Panel, "the gpu tree named a CPU kernel for {m}x{n}x{k}");
+        let (a, b, c) = (random::<f32>(m * k, seed), random::<f32>(k * n, seed + 10), random::<f32>(m * n, seed + 20));
+        let (a_buf, b_buf, mut c_buf) = (upload(&device, &a), upload(&device, &b), upload(&device, &c));
+        gemm(&device.queue, &spec, 0.5f32, &a_buf, &b_buf, 2.0, &mut c_buf, &[]).unwrap().wait().unwrap();
+        let got = download(&device, &c_buf, c.len());
+        check(&spec, &got, &c, &reference(&spec, 0.5, &a, &b, 2.0, &c)).unwrap_or_else(|e| panic!("{picked}: {e}"));
+    }
+}
