@@ -20,8 +20,8 @@ pub enum DeviceClass {
     Cpu,
     /// NVIDIA GPUs through NVIDIA's OpenCL.
     NvidiaGpu,
-    /// Any other GPU (AMD, Intel, ARM, Apple...): trained on every GPU's data, built without
-    /// NVIDIA's PTX, so it never runs a CPU kernel.
+    /// Any other GPU (AMD, Intel, ARM, Apple...): its tree is trained on every GPU's data, so it
+    /// names no kernel that no GPU ran (no CPU kernel); built without NVIDIA's PTX.
     Gpu,
     /// Any other device (accelerators): the portable choice, trained on every device's data.
     Default,
