@@ -78,17 +78,13 @@ pub fn regenerate(matrix: &Matrix, holdout: Option<&Matrix>, options: &Regenerat
     for class in CLASSES {
         let rows: Vec<usize> = train_rows.iter().copied().filter(|&r| trains(class, class_of(matrix, r))).collect();
         // The configurations the classes of these rows use (all of the set for `default`).
-        let mut columns: Vec<usize> = if class == "default" {
+        let columns: Vec<usize> = if class == "default" {
             selection.configs.clone()
         } else {
-            let used = selection.per_class.iter().filter(|(data_class, _)| trains(class, data_class));
-            used.flat_map(|(_, configs)| configs.iter().copied()).collect()
+            let used: BTreeSet<usize> =
+                rows.iter().flat_map(|&r| selection.configs_for(&own_matrix, r)).copied().collect();
+            used.into_iter().collect()
         };
-        if columns.is_empty() {
-            columns = selection.configs.clone();
-        }
-        let mut seen = std::collections::BTreeSet::new();
-        columns.retain(|c| seen.insert(*c));
         let mut trained = train(&own_matrix, &rows, &columns, class, &options.train)?;
         trained.tree.comment = format!(
             "Trained by `fewfit regenerate` on {} training shapes of {} (cross-validated depth {}, min leaf {}, {:?} weights, {:?} labels; CV geomean slowdown {:.4}).",

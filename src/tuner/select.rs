@@ -27,6 +27,7 @@ use rand::{Rng, SeedableRng};
 
 use super::dataset::{Matrix, Shape};
 use super::error::{Error, Result};
+use super::sweep::content_lines;
 use crate::codegen::ShapeFeatures;
 
 /// The most subsets [`Method::Exhaustive`] scores before refusing.
@@ -108,13 +109,9 @@ impl FleetWeights {
     pub fn read_devices(path: &Path) -> Result<BTreeMap<String, f64>> {
         let text = std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.into(), source })?;
         let mut devices = BTreeMap::new();
-        for (i, line) in text.lines().enumerate() {
-            let line = line.split('#').next().unwrap_or("").trim();
-            if line.is_empty() {
-                continue;
-            }
+        for (number, line) in content_lines(&text) {
             let parse_error =
-                |reason: String| Error::Parse { path: path.into(), reason: format!("line {}: {reason}", i + 1) };
+                |reason: String| Error::Parse { path: path.into(), reason: format!("line {number}: {reason}") };
             let (count, name) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
             let count: f64 =
                 count.parse().ok().filter(|c: &f64| c.is_finite() && *c >= 0.0).ok_or_else(|| {

@@ -44,6 +44,15 @@ pub fn read_shape_weights(path: &Path) -> Result<BTreeMap<Shape, f64>> {
     Ok(weights)
 }
 
+/// The lines of a text file that hold something, `#` comments removed and trimmed, each with its
+/// line number (from 1).
+pub(crate) fn content_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.lines()
+        .enumerate()
+        .map(|(i, line)| (i + 1, line.split('#').next().unwrap_or("").trim()))
+        .filter(|(_, line)| !line.is_empty())
+}
+
 /// The `M N K` (and, `weighted`, `WEIGHT`) lines of a file, at least one.
 fn read_shape_lines(path: &Path, weighted: bool) -> Result<Vec<(Shape, f64)>> {
     let text = std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.into(), source })?;
@@ -53,11 +62,7 @@ fn read_shape_lines(path: &Path, weighted: bool) -> Result<Vec<(Shape, f64)>> {
         "three positive integers `M N K`"
     };
     let mut lines = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let line = line.split('#').next().unwrap_or("").trim();
-        if line.is_empty() {
-            continue;
-        }
+    for (number, line) in content_lines(&text) {
         let words: Vec<&str> = line.split_whitespace().collect();
         let dims: Vec<u64> = words.iter().take(3).filter_map(|w| w.parse().ok()).collect();
         let weight = if weighted { words.get(3).and_then(|w| w.parse::<f64>().ok()) } else { Some(1.0) };
@@ -70,7 +75,7 @@ fn read_shape_lines(path: &Path, weighted: bool) -> Result<Vec<(Shape, f64)>> {
             _ => {
                 return Err(Error::Parse {
                     path: path.into(),
-                    reason: format!("line {}: expected {expected}, got `{line}`", i + 1),
+                    reason: format!("line {number}: expected {expected}, got `{line}`"),
                 })
             }
         }
