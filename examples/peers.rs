@@ -7,7 +7,8 @@
 //! - on a CPU device, OpenBLAS `cblas_sgemm` (`libopenblas.so.0`, loaded at run time) on host memory.
 //!
 //! Row-major NN SGEMM, alpha = 1, beta = 0, random data in [-1, 1). Each call is timed with the queue
-//! finished after it (wall time); device time is the median of the event's START..END. Every result
+//! finished after it (wall time) on a queue without profiling, as a framework's; device time is the
+//! median of the event's START..END over as many calls on a profiling queue. Every result
 //! is checked on 256 sampled elements against an f64 host reference; a wrong result is reported on
 //! stderr and makes the run exit non-zero. cuBLAS is timed by `scripts/device/cublas.py` and merged
 //! into the same table by `scripts/perf_table.py`.
@@ -28,7 +29,9 @@ use fewfit::tuner::dataset::Dataset;
 use fewfit::{chosen_variant, gemm, CompiledVariant, DefaultDevice, DeviceClass, Engine, GemmSpec, Precision};
 use opencl3::command_queue::CommandQueue;
 use opencl3::event::Event;
+use opencl3::kernel::{ExecuteKernel, Kernel};
 use opencl3::memory::{Buffer, ClMem, CL_MEM_READ_WRITE};
+use opencl3::program::Program;
 use opencl3::types::{cl_command_queue, cl_event, cl_mem, CL_BLOCKING};
 use rand::{rngs::StdRng, Rng, SeedableRng};
 use serde::Serialize;
@@ -77,6 +80,9 @@ struct Timing {
     wall_min_ms: f64,
     /// Median device time (event START..END); absent for host libraries and CLBlast.
     event_ms: Option<f64>,
+    /// Median time for the call to return (argument checks, kernel choice, enqueue), before the
+    /// finish; absent for host libraries.
+    enqueue_ms: Option<f64>,
 }
 
 /// One implementation's result on one shape.
@@ -127,6 +133,9 @@ struct Report {
     clblast: Option<String>,
     openblas: Option<String>,
     data: Vec<PathBuf>,
+    /// An empty kernel's enqueue + finish (one work-item), timed like every call: what no GEMM on
+    /// this queue can go below in wall time.
+    launch_floor: Timing,
     rows: Vec<Row>,
     wrong_results: usize,
 }
@@ -263,21 +272,45 @@ fn oracle_table(paths: &[PathBuf], device: &str) -> Res<OracleTable> {
     Ok(best)
 }
 
-/// Warm-up calls, then `repeats` timed calls, each followed by `queue.finish()`.
-fn time_cl(queue: &CommandQueue, args: &Args, mut call: impl FnMut() -> Res<Event>) -> Res<Timing> {
-    for _ in 0..args.warmup {
-        call()?;
-        queue.finish()?;
+/// Warm-up calls, then `repeats` timed calls, each followed by a finish: wall times on the device's
+/// queue without profiling (as a framework's), then device times of as many calls on its profiling
+/// queue (profiling slows every enqueue that returns an event, see examples/launch_cost.rs).
+fn time_cl(device: &DefaultDevice, args: &Args, mut call: impl FnMut(&CommandQueue) -> Res<Event>) -> Res<Timing> {
+    let (mut wall, mut device_ms, mut enqueue) = (Vec::new(), Vec::new(), Vec::new());
+    for queue in [&device.queue, &device.profiling_queue] {
+        for _ in 0..args.warmup {
+            call(queue)?;
+            queue.finish()?;
+        }
+        for _ in 0..args.repeats {
+            let start = Instant::now();
+            let event = call(queue)?;
+            let returned = start.elapsed().as_secs_f64() * 1e3;
+            queue.finish()?;
+            if std::ptr::eq(queue, &device.queue) {
+                enqueue.push(returned);
+                wall.push(start.elapsed().as_secs_f64() * 1e3);
+            } else {
+                device_ms.push((event.profiling_command_end()? - event.profiling_command_start()?) as f64 * 1e-6);
+            }
+        }
     }
-    let (mut wall, mut device) = (Vec::new(), Vec::new());
-    for _ in 0..args.repeats {
-        let start = Instant::now();
-        let event = call()?;
-        queue.finish()?;
-        wall.push(start.elapsed().as_secs_f64() * 1e3);
-        device.push((event.profiling_command_end()? - event.profiling_command_start()?) as f64 * 1e-6);
-    }
-    Ok(Timing { wall_min_ms: min(&wall), wall_ms: median(wall), event_ms: Some(median(device)) })
+    Ok(Timing {
+        wall_min_ms: min(&wall),
+        wall_ms: median(wall),
+        event_ms: Some(median(device_ms)),
+        enqueue_ms: Some(median(enqueue)),
+    })
+}
+
+/// An empty kernel of one work-item on the bench's queues, timed as [`time_cl`] times a GEMM.
+fn time_empty_kernel(device: &DefaultDevice, args: &Args) -> Res<Timing> {
+    let program = Program::create_and_build_from_source(&device.context, "__kernel void empty(void) {}", "")
+        .map_err(|log| format!("the empty kernel did not build: {log}"))?;
+    let kernel = Kernel::create(&program, "empty")?;
+    time_cl(device, args, |queue| {
+        Ok(unsafe { ExecuteKernel::new(&kernel).set_global_work_size(1).enqueue_nd_range(queue)? })
+    })
 }
 
 /// Warm-up calls, then `repeats` timed calls of a host function.
@@ -292,7 +325,7 @@ fn time_host(args: &Args, mut call: impl FnMut()) -> Timing {
             start.elapsed().as_secs_f64() * 1e3
         })
         .collect();
-    Timing { wall_min_ms: min(&wall), wall_ms: median(wall), event_ms: None }
+    Timing { wall_min_ms: min(&wall), wall_ms: median(wall), event_ms: None, enqueue_ms: None }
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -388,15 +421,15 @@ impl Problem {
 /// Runs and checks one OpenCL implementation: `call` enqueues one GEMM into the problem's C.
 fn run_cl(
     problem: &mut Problem,
-    queue: &CommandQueue,
+    device: &DefaultDevice,
     args: &Args,
     variant: Option<String>,
-    mut call: impl FnMut(&mut Problem) -> Res<Event>,
+    mut call: impl FnMut(&CommandQueue, &mut Problem) -> Res<Event>,
 ) -> Outcome {
     let result = (|| -> Res<(Timing, f64)> {
-        problem.poison(queue)?;
-        let timing = time_cl(queue, args, || call(problem))?;
-        Ok((timing, problem.check_device(queue)?))
+        problem.poison(&device.queue)?;
+        let timing = time_cl(device, args, |queue| call(queue, problem))?;
+        Ok((timing, problem.check_device(&device.queue)?))
     })();
     outcome(problem.flops(), variant, result)
 }
@@ -450,8 +483,8 @@ fn main() -> Res<()> {
     println!("device: {} ({}; class {}; driver {})", info.name, info.platform_version, info.class, info.driver);
     println!("command: {command}");
     println!(
-        "timing: {} warm-up calls, then the median of {} calls with the queue finished after each (wall); \
-         device time: median of the events' START..END",
+        "timing: {} warm-up calls, then the median of {} calls with the queue finished after each (wall, on a \
+         queue without profiling); device time: median of the events' START..END of as many calls on a profiling queue",
         args.warmup, args.repeats
     );
 
@@ -480,6 +513,15 @@ fn main() -> Res<()> {
     if args.data.is_empty() {
         println!("oracle: no --data, column left empty");
     }
+
+    let launch_floor = time_empty_kernel(device, &args)?;
+    println!(
+        "launch floor (an empty kernel, enqueue + finish): wall {:.1} µs (fastest {:.1}), enqueue {:.1} µs, device {:.1} µs",
+        launch_floor.wall_ms * 1e3,
+        launch_floor.wall_min_ms * 1e3,
+        launch_floor.enqueue_ms.unwrap_or(f64::NAN) * 1e3,
+        launch_floor.event_ms.unwrap_or(f64::NAN) * 1e3
+    );
 
     let engine = Engine::for_queue(device.queue.get())?;
     engine.warm_up(Precision::F32)?;
@@ -512,7 +554,7 @@ fn main() -> Res<()> {
         let queue = &device.queue;
 
         let chosen = chosen_variant::<f32>(queue, &spec)?.to_string();
-        row.fewfit = Some(run_cl(&mut p, queue, &args, Some(chosen), |p| {
+        row.fewfit = Some(run_cl(&mut p, device, &args, Some(chosen), |queue, p| {
             Ok(gemm(queue, &spec, 1.0f32, &p.a_buf, &p.b_buf, 0.0, &mut p.c_buf, &[])?)
         }));
 
@@ -523,7 +565,7 @@ fn main() -> Res<()> {
                 .entry(id.clone())
                 .or_insert_with(|| CompiledVariant::build(&engine, variant, Precision::F32).map_err(|e| e.to_string()));
             row.oracle = Some(match compiled {
-                Ok(cv) => run_cl(&mut p, queue, &args, Some(id), |p| {
+                Ok(cv) => run_cl(&mut p, device, &args, Some(id), |queue, p| {
                     Ok(cv.enqueue_gemm(queue, &spec, 1.0f32, &p.a_buf, &p.b_buf, 0.0, &mut p.c_buf, &[])?)
                 }),
                 Err(e) => outcome(flops, Some(id), Err(format!("build: {e}").into())),
@@ -531,7 +573,7 @@ fn main() -> Res<()> {
         }
 
         if let Some(cl) = &clblast {
-            row.clblast = Some(run_cl(&mut p, queue, &args, None, |p| {
+            row.clblast = Some(run_cl(&mut p, device, &args, None, |queue, p| {
                 let mut q = queue.get();
                 let mut event: cl_event = std::ptr::null_mut();
                 // SAFETY: buffers hold m*k, k*n and m*n floats; row-major NN with tight leading dimensions.
@@ -620,6 +662,7 @@ fn main() -> Res<()> {
             clblast: clblast.as_ref().map(|p| p.name.clone()),
             openblas: openblas.as_ref().map(|p| p.name.clone()),
             data: args.data.clone(),
+            launch_floor,
             rows,
             wrong_results: wrong,
         };

@@ -74,6 +74,10 @@ def main():
     skipped = [f"{r['m']}x{r['n']}x{r['k']}" for r in bench["rows"] if r.get("skipped")]
     if skipped:
         print(f"\nNot run (over --max-flops): {', '.join(skipped)}.")
+    floor = bench.get("launch_floor")
+    if floor:
+        print(f"\nLaunch floor on this queue (an empty kernel, enqueue + finish, median of {bench['repeats']}): "
+              f"wall {floor['wall_ms'] * 1e3:.1f} µs, device {floor['event_ms'] * 1e3:.1f} µs.")
     if bench.get("wrong_results"):
         print(f"\n**{bench['wrong_results']} results were WRONG or failed** (see the bench output).")
 

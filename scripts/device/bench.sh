@@ -45,5 +45,7 @@ if [ -f "$out/peers.json" ]; then
     echo "== table ($t)"
     python3 scripts/perf_table.py "$out/peers.json" ${cublas[@]:+"${cublas[@]}"} --time "$t" | tee "$out/table-$t.md"
   done
+  echo "== where the wall time goes"
+  python3 scripts/overhead_table.py "$out/peers.json" | tee "$out/overhead.md"
 fi
 exit "$rc"

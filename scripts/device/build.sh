@@ -4,8 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 rm -rf .device && mkdir -p .device/tests
-cargo build --release --example ml_shapes
-cp target/release/examples/ml_shapes .device/
+cargo build --release --example ml_shapes --example launch_cost
+cp target/release/examples/ml_shapes target/release/examples/launch_cost .device/
 # The peer bench (scripts/device/bench.sh) and CLBlast for it, unpacked there into /tmp.
 cargo build --release --features tune --example peers
 cp target/release/examples/peers .device/
@@ -20,5 +20,5 @@ for l in sys.stdin:
     if m.get('reason')=='compiler-artifact' and m.get('executable') and m['target']['name']=='$t': print(m['executable'])")
   cp "$bin" .device/tests/$t
 done
-strip .device/ml_shapes .device/peers .device/fewfit .device/kernel_timing .device/build_log .device/tests/*
+strip .device/ml_shapes .device/launch_cost .device/peers .device/fewfit .device/kernel_timing .device/build_log .device/tests/*
 ls -la .device .device/tests

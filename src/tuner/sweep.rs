@@ -265,7 +265,7 @@ pub fn sweep<T: SweepElement>(
     let bar = progress_bar(plan.progress, total as u64);
     bar.set_message(format!("{} on {}", precision, dev.name));
 
-    let engine = Engine::for_queue(device.queue.get())?;
+    let engine = Engine::for_queue(device.profiling_queue.get())?;
     let mut writer = Appender::open(out)?;
     let mut buffers = Operands::<T>::new(device, shapes)?;
     let step = plan.build_threads.max(1);
@@ -402,7 +402,7 @@ fn device_buffer<T: Element>(device: &DefaultDevice, data: &[T]) -> Result<Buffe
         unsafe { Buffer::<T>::create(&device.context, CL_MEM_READ_WRITE, data.len().max(1), std::ptr::null_mut()) }
             .map_err(cl)?;
     // SAFETY: a blocking write of exactly the buffer's length.
-    unsafe { device.queue.enqueue_write_buffer(&mut buf, CL_BLOCKING, 0, data, &[]) }.map_err(cl)?;
+    unsafe { device.profiling_queue.enqueue_write_buffer(&mut buf, CL_BLOCKING, 0, data, &[]) }.map_err(cl)?;
     Ok(buf)
 }
 
@@ -444,8 +444,11 @@ fn check<T: SweepElement>(device: &DefaultDevice, variant: &CompiledVariant) -> 
         let (da, db) = (device_buffer(device, &a)?, device_buffer(device, &b)?);
         let mut dc = device_buffer(device, &vec![T::from_f64(f64::NAN); m * n])?;
         let spec = GemmSpec::row_major(m, n, k);
-        variant.enqueue_gemm(&device.queue, &spec, T::from_f64(1.0), &da, &db, T::ZERO, &mut dc, &[])?.wait().ok();
-        let c = read_buffer(&device.queue, &dc, m * n)?;
+        variant
+            .enqueue_gemm(&device.profiling_queue, &spec, T::from_f64(1.0), &da, &db, T::ZERO, &mut dc, &[])?
+            .wait()
+            .ok();
+        let c = read_buffer(&device.profiling_queue, &dc, m * n)?;
         for i in 0..m {
             for j in 0..n {
                 let (mut sum, mut mag) = (0.0, 0.0);
@@ -480,7 +483,7 @@ fn time_pair<T: SweepElement>(
     let spec = GemmSpec::row_major(shape.m as usize, shape.n as usize, shape.k as usize);
     let mut run = || -> Result<f64> {
         let (event, scale) = variant.enqueue_gemm_timed(
-            &device.queue,
+            &device.profiling_queue,
             &spec,
             T::from_f64(1.0),
             &ops.a,

@@ -1,0 +1,115 @@
+//! What one GEMM call costs beyond its kernel's run, on the default device (FEWFIT_DEVICE): an
+//! empty kernel of one work-item enqueued on a queue with and without profiling, with and without
+//! an event, and fewfit's own calls (`fewfit::gemm`, which returns an event) on both queues. For
+//! each: the median time for the enqueue to return and for enqueue + finish (wall), over 200 calls
+//! after 20 warm-up calls.
+//!
+//! `cargo run --release --example launch_cost`
+
+use std::ptr;
+use std::time::Instant;
+
+use fewfit::{gemm, DefaultDevice, GemmSpec};
+use opencl3::command_queue::CommandQueue;
+use opencl3::kernel::Kernel;
+use opencl3::memory::{Buffer, CL_MEM_READ_WRITE};
+use opencl3::program::Program;
+use opencl3::types::{cl_command_queue, cl_event, cl_int, cl_kernel, cl_uint, CL_BLOCKING};
+
+extern "C" {
+    // From the OpenCL library that opencl3 links; called directly to pass a null event pointer.
+    fn clEnqueueNDRangeKernel(
+        queue: cl_command_queue,
+        kernel: cl_kernel,
+        work_dim: cl_uint,
+        offset: *const usize,
+        global: *const usize,
+        local: *const usize,
+        num_wait: cl_uint,
+        wait: *const cl_event,
+        event: *mut cl_event,
+    ) -> cl_int;
+    fn clReleaseEvent(event: cl_event) -> cl_int;
+}
+
+const WARMUP: usize = 20;
+const CALLS: usize = 200;
+
+/// Medians (µs) of the time for `call` to return and of call + finish.
+fn time(queue: &CommandQueue, mut call: impl FnMut()) -> Result<(f64, f64), Box<dyn std::error::Error>> {
+    for _ in 0..WARMUP {
+        call();
+        queue.finish()?;
+    }
+    let (mut enqueue, mut wall) = (Vec::new(), Vec::new());
+    for _ in 0..CALLS {
+        let start = Instant::now();
+        call();
+        enqueue.push(start.elapsed().as_secs_f64() * 1e6);
+        queue.finish()?;
+        wall.push(start.elapsed().as_secs_f64() * 1e6);
+    }
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    Ok((median(enqueue), median(wall)))
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let device = DefaultDevice::get()?;
+    println!("device: {} ({}, driver {})", device.info.name, device.info.platform_version, device.info.driver);
+    println!("medians of {CALLS} calls after {WARMUP} warm-up calls, µs");
+    let queues = [("profiling", &device.profiling_queue), ("plain", &device.queue)];
+    let program = Program::create_and_build_from_source(&device.context, "__kernel void empty(void) {}", "")
+        .map_err(|log| format!("the empty kernel did not build: {log}"))?;
+    let kernel = Kernel::create(&program, "empty")?;
+    println!("{:<44} {:>10} {:>10}", "call", "returns", "wall");
+    for (name, queue) in queues {
+        println!("{:<44} {:>10.1} {:>10.1}", format!("{name} queue: finish alone"), 0.0, time(queue, || {})?.1);
+        for with_event in [true, false] {
+            let (enqueue, wall) = time(queue, || {
+                let mut event: cl_event = ptr::null_mut();
+                let event_ptr = if with_event { &mut event as *mut cl_event } else { ptr::null_mut() };
+                let global = [1usize];
+                // SAFETY: valid queue and kernel; the sizes outlive the call.
+                let status = unsafe {
+                    clEnqueueNDRangeKernel(
+                        queue.get(),
+                        kernel.get(),
+                        1,
+                        ptr::null(),
+                        global.as_ptr(),
+                        ptr::null(),
+                        0,
+                        ptr::null(),
+                        event_ptr,
+                    )
+                };
+                assert_eq!(status, 0, "clEnqueueNDRangeKernel");
+                if with_event {
+                    // SAFETY: the event was just returned to us.
+                    unsafe { clReleaseEvent(event) };
+                }
+            })?;
+            let label = format!("{name} queue: empty kernel, {} event", if with_event { "with" } else { "no" });
+            println!("{label:<44} {enqueue:>10.1} {wall:>10.1}");
+        }
+    }
+    for (m, n, k) in [(1, 4096, 4096), (8, 4096, 4096), (128, 768, 768)] {
+        let spec = GemmSpec::row_major(m, n, k);
+        let buffer = |len: usize| -> Result<Buffer<f32>, Box<dyn std::error::Error>> {
+            let mut buf = unsafe { Buffer::<f32>::create(&device.context, CL_MEM_READ_WRITE, len, ptr::null_mut())? };
+            unsafe { device.queue.enqueue_write_buffer(&mut buf, CL_BLOCKING, 0, &vec![0.5f32; len], &[])? };
+            Ok(buf)
+        };
+        let (a, b, mut c) = (buffer(m * k)?, buffer(k * n)?, buffer(m * n)?);
+        for (name, queue) in queues {
+            let (enqueue, wall) = time(queue, || {
+                gemm(queue, &spec, 1.0f32, &a, &b, 0.0, &mut c, &[]).expect("gemm");
+            })?;
+            println!("{:<44} {enqueue:>10.1} {wall:>10.1}", format!("{name} queue: fewfit::gemm {m}x{n}x{k}"));
+        }
+    }
+    Ok(())
+}
