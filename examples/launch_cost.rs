@@ -1,6 +1,7 @@
 //! What one GEMM call costs beyond its kernel's run, on the default device (FEWFIT_DEVICE): an
 //! empty kernel of one work-item enqueued on a queue with and without profiling, with and without
-//! an event, and fewfit's own calls (`fewfit::gemm`, which returns an event) on both queues. For
+//! an event, fewfit's own calls (`fewfit::gemm`, which returns an event) on both queues, and the C
+//! API's `FewfitSgemm` with an event and with `event = NULL` (then none is made). For
 //! each: the median time for the enqueue to return and for enqueue + finish (wall), over 200 calls
 //! after 20 warm-up calls.
 //!
@@ -9,10 +10,11 @@
 use std::ptr;
 use std::time::Instant;
 
+use fewfit::capi::FewfitSgemm;
 use fewfit::{gemm, DefaultDevice, GemmSpec};
 use opencl3::command_queue::CommandQueue;
 use opencl3::kernel::Kernel;
-use opencl3::memory::{Buffer, CL_MEM_READ_WRITE};
+use opencl3::memory::{Buffer, ClMem, CL_MEM_READ_WRITE};
 use opencl3::program::Program;
 use opencl3::types::{cl_command_queue, cl_event, cl_int, cl_kernel, cl_uint, CL_BLOCKING};
 
@@ -109,6 +111,45 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 gemm(queue, &spec, 1.0f32, &a, &b, 0.0, &mut c, &[]).expect("gemm");
             })?;
             println!("{:<44} {enqueue:>10.1} {wall:>10.1}", format!("{name} queue: fewfit::gemm {m}x{n}x{k}"));
+        }
+        // The C API on the plain queue, with an event and without (event = NULL).
+        for with_event in [true, false] {
+            let (enqueue, wall) = time(&device.queue, || {
+                let mut q = device.queue.get();
+                let mut event: cl_event = ptr::null_mut();
+                let event_ptr = if with_event { &mut event as *mut cl_event } else { ptr::null_mut() };
+                // SAFETY: the buffers hold m*k, k*n and m*n floats; row-major NN, tight leading dimensions.
+                let status = unsafe {
+                    FewfitSgemm(
+                        101,
+                        111,
+                        111,
+                        m,
+                        n,
+                        k,
+                        1.0,
+                        a.get(),
+                        0,
+                        k,
+                        b.get(),
+                        0,
+                        n,
+                        0.0,
+                        c.get(),
+                        0,
+                        n,
+                        &mut q,
+                        event_ptr,
+                    )
+                };
+                assert_eq!(status, 0, "FewfitSgemm");
+                if with_event {
+                    // SAFETY: the call handed us this event.
+                    unsafe { clReleaseEvent(event) };
+                }
+            })?;
+            let label = format!("plain queue: FewfitSgemm {m}x{n}x{k}, {}", if with_event { "event" } else { "NULL" });
+            println!("{label:<44} {enqueue:>10.1} {wall:>10.1}");
         }
     }
     Ok(())

@@ -228,7 +228,7 @@ impl Call {
         }
     }
 
-    /// Enqueues `spec` after `wait` and returns its event.
+    /// Enqueues `spec` after `wait` and returns its event; without `want_event` possibly none (null).
     fn enqueue<T: Element>(
         &self,
         spec: &GemmSpec,
@@ -236,19 +236,23 @@ impl Call {
         beta: T,
         lengths: [usize; 3],
         wait: &[cl_event],
+        want_event: bool,
     ) -> Result<cl_event, Code> {
         // SAFETY: the caller of the entry point vouches for the queue and buffers; `lengths` were
         // queried from the buffers by `check`.
-        unsafe { enqueue_checked(self.queue, spec, alpha, self.mems, lengths, beta, wait, Selection::Auto) }
+        unsafe { enqueue_checked(self.queue, spec, alpha, self.mems, lengths, beta, wait, Selection::Auto, want_event) }
             .map_err(|e| error_code::<T>(&e, self.queue))
     }
 }
 
-/// Hands `done` to the caller through `event` (CLBlast's contract), or releases it when `event` is null.
+/// Hands `done` to the caller through `event` (CLBlast's contract), or releases it when `event` is
+/// null (then `done` may be null too: the launch was asked for no event).
 unsafe fn hand_over(done: cl_event, event: *mut cl_event) {
     if event.is_null() {
-        // Nothing else holds this reference; a failed release leaks one event at worst.
-        let _ = release_event(done);
+        if !done.is_null() {
+            // Nothing else holds this reference; a failed release leaks one event at worst.
+            let _ = release_event(done);
+        }
     } else {
         *event = done;
     }
@@ -275,7 +279,7 @@ unsafe fn strided<T: Element>(
     let spec =
         call.spec.with_offsets(a_offset, b_offset, c_offset).with_batch(batch_count, a_stride, b_stride, c_stride);
     let lengths = call.check::<T>(&spec)?;
-    hand_over(call.enqueue(&spec, alpha, beta, lengths, &[])?, event);
+    hand_over(call.enqueue(&spec, alpha, beta, lengths, &[], !event.is_null())?, event);
     Ok(())
 }
 
@@ -321,7 +325,7 @@ unsafe fn batched<T: Element>(
         // Overlapping C items (say, all offsets equal) go one by one below, in order.
         if spec.required_lengths(false).is_ok() {
             let lengths = call.check::<T>(&spec)?;
-            hand_over(call.enqueue(&spec, alphas[0], betas[0], lengths, &[])?, event);
+            hand_over(call.enqueue(&spec, alphas[0], betas[0], lengths, &[], !event.is_null())?, event);
             return Ok(());
         }
     }
@@ -332,7 +336,9 @@ unsafe fn batched<T: Element>(
     for i in 0..batch_count {
         let spec = call.spec.with_offsets(offsets[0][i], offsets[1][i], offsets[2][i]);
         let wait: &[cl_event] = previous.as_slice();
-        let launched = call.enqueue(&spec, alphas[i], betas[i], lengths, wait);
+        // Every item but the last is waited on by the next; the last only by the caller, if at all.
+        let want_event = i + 1 < batch_count || !event.is_null();
+        let launched = call.enqueue(&spec, alphas[i], betas[i], lengths, wait, want_event);
         if let Some(p) = previous.take() {
             // The next launch (if any) holds its own dependency on it.
             let _ = release_event(p);

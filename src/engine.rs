@@ -8,13 +8,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
 use once_cell::sync::{Lazy, OnceCell};
-use opencl3::command_queue::{enqueue_nd_range_kernel, get_command_queue_info, CL_QUEUE_CONTEXT, CL_QUEUE_DEVICE};
+use opencl3::command_queue::{get_command_queue_info, CL_QUEUE_CONTEXT, CL_QUEUE_DEVICE};
 use opencl3::kernel::{create_kernel, set_kernel_arg, Kernel};
 use opencl3::program::{
     build_program, create_program_with_binary, create_program_with_source, get_program_build_info, get_program_info,
     release_program, CL_PROGRAM_BINARIES, CL_PROGRAM_BUILD_LOG, CL_PROGRAM_DEVICES,
 };
 use opencl3::types::{cl_command_queue, cl_context, cl_device_id, cl_event, cl_mem, cl_program};
+use opencl_sys::{clEnqueueNDRangeKernel, CL_SUCCESS};
 
 use crate::cache::BinaryCache;
 use crate::codegen::render::{kernel_name, render_sources};
@@ -284,7 +285,7 @@ impl CompiledVariant {
                 reason: "a variant runs only a non-empty product with alpha != 0".into(),
             });
         }
-        let (kernel, scale) = self.enqueue_with_scale(queue.get(), &problem, alpha, beta, wait)?;
+        let (kernel, scale) = self.enqueue_with_scale(queue.get(), &problem, alpha, beta, wait, true)?;
         let scale = scale.map(|e| {
             let raw = e.0;
             std::mem::forget(e); // the reference passes to opencl3's event
@@ -296,7 +297,9 @@ impl CompiledVariant {
     /// Launches the variant on a problem already checked by `gemm::validate`. A launch that splits
     /// K with compare-and-swap adds first enqueues C = beta * C, and the kernel waits for it, so the
     /// returned event completes after both (its profiling times are the kernel's alone); with PTX
-    /// reductions it is one kernel, whose split 0 releases each tile's other splits.
+    /// reductions it is one kernel, whose split 0 releases each tile's other splits. Without
+    /// `want_event` the kernel is enqueued without an event where nothing here needs one, and the
+    /// returned event is null.
     pub(crate) fn enqueue<T: Element>(
         &self,
         queue: cl_command_queue,
@@ -304,8 +307,9 @@ impl CompiledVariant {
         alpha: T,
         beta: T,
         wait: &[cl_event],
+        want_event: bool,
     ) -> Result<cl_event> {
-        Ok(self.enqueue_with_scale(queue, problem, alpha, beta, wait)?.0)
+        Ok(self.enqueue_with_scale(queue, problem, alpha, beta, wait, want_event)?.0)
     }
 
     /// [`CompiledVariant::enqueue`], also returning the `scale_c` event of a launch that splits K.
@@ -316,6 +320,7 @@ impl CompiledVariant {
         alpha: T,
         beta: T,
         wait: &[cl_event],
+        want_event: bool,
     ) -> Result<(cl_event, Option<Event>)> {
         let p = match self.geometry.orientation {
             Orientation::SmallM if problem.m > problem.n => problem.transposed(),
@@ -336,7 +341,7 @@ impl CompiledVariant {
             // Only where C is scaled first: there is no `scale` where split 0 releases the tile.
             Some(scale) if splits > 1 => {
                 let kernel = scale.lock().expect("kernel lock");
-                Some(Event(enqueue_scale_c(queue, &kernel, &p, beta, self.scale_local, wait)?))
+                Some(Event(enqueue_scale_c(queue, &kernel, &p, beta, self.scale_local, wait, true)?))
             }
             _ => None,
         };
@@ -363,12 +368,17 @@ impl CompiledVariant {
         if released_by_split_0 {
             return self.tile_flags.with_flags(queue, tiles[0] * tiles[1] * p.batch, |flags| {
                 args.mem(flags.flags)?.value(flags.epoch)?;
-                let event = launch(queue, &entry, global, local, wait)?;
+                // The flags' slot keeps this launch's event, to know when they may be reused.
+                let event = launch(queue, &entry, global, local, wait, true)?;
                 flags.launched(queue, event)?;
+                if !want_event {
+                    drop(Event(event)); // the slot holds its own reference
+                    return Ok((ptr::null_mut(), None));
+                }
                 Ok((event, None))
             });
         }
-        Ok((launch(queue, &entry, global, local, wait)?, scaled))
+        Ok((launch(queue, &entry, global, local, wait, want_event)?, scaled))
     }
 }
 
@@ -393,12 +403,13 @@ fn enqueue_scale_c<T: Element>(
     beta: T,
     local_16x16: bool,
     wait: &[cl_event],
+    want_event: bool,
 ) -> Result<cl_event> {
     let mut args = KernelArgs::new(kernel);
     args.int(problem.m)?.int(problem.n)?.value(beta)?.mem(problem.c.mem)?;
     args.int(problem.c.offset)?.int(problem.c.row_stride)?.int(problem.c.col_stride)?.int(problem.c.batch_stride)?;
     let global = [problem.m.div_ceil(16) * 16, problem.n.div_ceil(16) * 16, problem.batch];
-    launch(queue, kernel, global, Some([16, 16, 1]).filter(|_| local_16x16), wait)
+    launch(queue, kernel, global, Some([16, 16, 1]).filter(|_| local_16x16), wait, want_event)
 }
 
 /// Sets a kernel's arguments in order.
@@ -429,18 +440,23 @@ impl<'k> KernelArgs<'k> {
     }
 }
 
+/// Enqueues a kernel and returns its event, or null without `want_event`: then the runtime makes
+/// none, which saves NVIDIA's OpenCL 1.7-2.9 µs an enqueue (examples/launch_cost.rs).
 fn launch(
     queue: cl_command_queue,
     kernel: &Kernel,
     global: [usize; 3],
     local: Option<[usize; 3]>,
     wait: &[cl_event],
+    want_event: bool,
 ) -> Result<cl_event> {
     let local_ptr = local.as_ref().map_or(ptr::null(), |l| l.as_ptr());
     let wait_ptr = if wait.is_empty() { ptr::null() } else { wait.as_ptr() };
-    // SAFETY: the queue, kernel and events are valid; the sizes outlive the call.
-    unsafe {
-        enqueue_nd_range_kernel(
+    let mut event: cl_event = ptr::null_mut();
+    let event_ptr = if want_event { &mut event as *mut cl_event } else { ptr::null_mut() };
+    // SAFETY: the queue, kernel and events are valid; the sizes and `event` outlive the call.
+    let status = unsafe {
+        clEnqueueNDRangeKernel(
             queue,
             kernel.get(),
             3,
@@ -449,9 +465,13 @@ fn launch(
             local_ptr,
             wait.len() as u32,
             wait_ptr,
+            event_ptr,
         )
+    };
+    if status != CL_SUCCESS {
+        return Err(cl("clEnqueueNDRangeKernel")(status));
     }
-    .map_err(cl("clEnqueueNDRangeKernel"))
+    Ok(event)
 }
 
 /// The shipped set built for one precision on one device.
@@ -595,6 +615,9 @@ impl Engine {
         Ok(VariantId::ALL[self.set(precision)?.dispatch[id.index()]])
     }
 
+    /// Enqueues variant `id` (or the fallback that runs for it) on a checked problem, as
+    /// [`CompiledVariant::enqueue`]: without `want_event` the returned event may be null.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn enqueue_variant<T: Element>(
         &self,
         queue: cl_command_queue,
@@ -603,24 +626,27 @@ impl Engine {
         alpha: T,
         beta: T,
         wait: &[cl_event],
+        want_event: bool,
     ) -> Result<cl_event> {
         let set = self.set(T::PRECISION)?;
         let variant = set.variants[set.dispatch[id.index()]]
             .as_ref()
             .map_err(|e| Error::Unavailable { what: id.to_string(), reason: e.to_string() })?;
-        variant.enqueue(queue, problem, alpha, beta, wait)
+        variant.enqueue(queue, problem, alpha, beta, wait, want_event)
     }
 
-    /// Enqueues C = beta * C on a checked problem (the whole GEMM when alpha = 0 or K = 0).
+    /// Enqueues C = beta * C on a checked problem (the whole GEMM when alpha = 0 or K = 0); without
+    /// `want_event` the returned event is null.
     pub(crate) fn enqueue_scale<T: Element>(
         &self,
         queue: cl_command_queue,
         problem: &Problem,
         beta: T,
         wait: &[cl_event],
+        want_event: bool,
     ) -> Result<cl_event> {
         let set = self.set(T::PRECISION)?;
         let kernel = set.scale.lock().expect("kernel lock");
-        enqueue_scale_c(queue, &kernel, problem, beta, self.info.max_work_group_size >= 256, wait)
+        enqueue_scale_c(queue, &kernel, problem, beta, self.info.max_work_group_size >= 256, wait, want_event)
     }
 }

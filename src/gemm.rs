@@ -417,11 +417,13 @@ pub unsafe fn enqueue_raw<T: Element>(
             lengths[i] = mem_len::<T>(mem)?;
         }
     }
-    enqueue_checked(queue, spec, alpha, [a, b, c], lengths, beta, wait, selection)
+    enqueue_checked(queue, spec, alpha, [a, b, c], lengths, beta, wait, selection, true)
 }
 
 /// [`enqueue_raw`] once the buffers' lengths (in elements) are known: checks the spec against
 /// them, then selects and enqueues (the C ABI queries the lengths itself, to report which buffer is bad).
+/// Without `want_event` nothing is enqueued for an empty product and the kernels are enqueued
+/// without an event where nothing needs one; the returned event may then be null.
 ///
 /// # Safety
 /// As [`enqueue_raw`]; `lengths` must not exceed the buffers' real lengths.
@@ -435,6 +437,7 @@ pub(crate) unsafe fn enqueue_checked<T: Element>(
     beta: T,
     wait: &[cl_event],
     selection: Selection,
+    want_event: bool,
 ) -> Result<cl_event> {
     let alpha_is_zero = alpha == T::ZERO;
     let problem = spec.validate(alpha_is_zero, lengths, [a, b, c])?;
@@ -446,18 +449,21 @@ pub(crate) unsafe fn enqueue_checked<T: Element>(
         });
     }
     if problem.m == 0 || problem.n == 0 || problem.batch == 0 {
+        if !want_event {
+            return Ok(ptr::null_mut());
+        }
         let wait_ptr = if wait.is_empty() { ptr::null() } else { wait.as_ptr() };
         return enqueue_marker_with_wait_list(queue, wait.len() as u32, wait_ptr)
             .map_err(cl("clEnqueueMarkerWithWaitList"));
     }
     if problem.k == 0 || alpha_is_zero {
-        return engine.enqueue_scale(queue, &problem, beta, wait);
+        return engine.enqueue_scale(queue, &problem, beta, wait, want_event);
     }
     let id = match selection {
         Selection::Auto => engine.info.class.selector()(&problem.features()),
         Selection::Forced(id) => id,
     };
-    engine.enqueue_variant(queue, id, &problem, alpha, beta, wait)
+    engine.enqueue_variant(queue, id, &problem, alpha, beta, wait, want_event)
 }
 
 /// Enqueues C = alpha * op(A) * op(B) + beta * C on device buffers, after the events in `wait`,
