@@ -58,6 +58,17 @@ fn time(queue: &CommandQueue, mut call: impl FnMut()) -> Result<(f64, f64), Box<
     Ok((median(enqueue), median(wall)))
 }
 
+/// Runs `enqueue` with somewhere to put an event (null without `with_event`), then releases the
+/// event it got, if any.
+fn with_optional_event(with_event: bool, enqueue: impl FnOnce(*mut cl_event)) {
+    let mut event: cl_event = ptr::null_mut();
+    enqueue(if with_event { &mut event } else { ptr::null_mut() });
+    if !event.is_null() {
+        // SAFETY: the call handed us this event.
+        unsafe { clReleaseEvent(event) };
+    }
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let device = DefaultDevice::get()?;
     println!("device: {} ({}, driver {})", device.info.name, device.info.platform_version, device.info.driver);
@@ -71,28 +82,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!("{:<44} {:>10.1} {:>10.1}", format!("{name} queue: finish alone"), 0.0, time(queue, || {})?.1);
         for with_event in [true, false] {
             let (enqueue, wall) = time(queue, || {
-                let mut event: cl_event = ptr::null_mut();
-                let event_ptr = if with_event { &mut event as *mut cl_event } else { ptr::null_mut() };
-                let global = [1usize];
-                // SAFETY: valid queue and kernel; the sizes outlive the call.
-                let status = unsafe {
-                    clEnqueueNDRangeKernel(
-                        queue.get(),
-                        kernel.get(),
-                        1,
-                        ptr::null(),
-                        global.as_ptr(),
-                        ptr::null(),
-                        0,
-                        ptr::null(),
-                        event_ptr,
-                    )
-                };
-                assert_eq!(status, 0, "clEnqueueNDRangeKernel");
-                if with_event {
-                    // SAFETY: the event was just returned to us.
-                    unsafe { clReleaseEvent(event) };
-                }
+                with_optional_event(with_event, |event_ptr| {
+                    let global = [1usize];
+                    // SAFETY: valid queue and kernel; the sizes outlive the call.
+                    let status = unsafe {
+                        clEnqueueNDRangeKernel(
+                            queue.get(),
+                            kernel.get(),
+                            1,
+                            ptr::null(),
+                            global.as_ptr(),
+                            ptr::null(),
+                            0,
+                            ptr::null(),
+                            event_ptr,
+                        )
+                    };
+                    assert_eq!(status, 0, "clEnqueueNDRangeKernel");
+                })
             })?;
             let label = format!("{name} queue: empty kernel, {} event", if with_event { "with" } else { "no" });
             println!("{label:<44} {enqueue:>10.1} {wall:>10.1}");
@@ -115,38 +122,34 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         // The C API on the plain queue, with an event and without (event = NULL).
         for with_event in [true, false] {
             let (enqueue, wall) = time(&device.queue, || {
-                let mut q = device.queue.get();
-                let mut event: cl_event = ptr::null_mut();
-                let event_ptr = if with_event { &mut event as *mut cl_event } else { ptr::null_mut() };
-                // SAFETY: the buffers hold m*k, k*n and m*n floats; row-major NN, tight leading dimensions.
-                let status = unsafe {
-                    FewfitSgemm(
-                        101,
-                        111,
-                        111,
-                        m,
-                        n,
-                        k,
-                        1.0,
-                        a.get(),
-                        0,
-                        k,
-                        b.get(),
-                        0,
-                        n,
-                        0.0,
-                        c.get(),
-                        0,
-                        n,
-                        &mut q,
-                        event_ptr,
-                    )
-                };
-                assert_eq!(status, 0, "FewfitSgemm");
-                if with_event {
-                    // SAFETY: the call handed us this event.
-                    unsafe { clReleaseEvent(event) };
-                }
+                with_optional_event(with_event, |event_ptr| {
+                    let mut q = device.queue.get();
+                    // SAFETY: the buffers hold m*k, k*n and m*n floats; row-major NN, tight leading dimensions.
+                    let status = unsafe {
+                        FewfitSgemm(
+                            101,
+                            111,
+                            111,
+                            m,
+                            n,
+                            k,
+                            1.0,
+                            a.get(),
+                            0,
+                            k,
+                            b.get(),
+                            0,
+                            n,
+                            0.0,
+                            c.get(),
+                            0,
+                            n,
+                            &mut q,
+                            event_ptr,
+                        )
+                    };
+                    assert_eq!(status, 0, "FewfitSgemm");
+                })
             })?;
             let label = format!("plain queue: FewfitSgemm {m}x{n}x{k}, {}", if with_event { "event" } else { "NULL" });
             println!("{label:<44} {enqueue:>10.1} {wall:>10.1}");
