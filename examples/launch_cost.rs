@@ -1,7 +1,8 @@
 //! What one GEMM call costs beyond its kernel's run, on the default device (FEWFIT_DEVICE): an
 //! empty kernel of one work-item enqueued on a queue with and without profiling, with and without
-//! an event, fewfit's own calls (`fewfit::gemm`, which returns an event) on both queues, and the C
-//! API's `FewfitSgemm` with an event and with `event = NULL` (then none is made). For
+//! an event, fewfit's own calls (`fewfit::gemm`, which returns an event) on both queues,
+//! `fewfit::gemm_no_event` on the plain queue, and the C API's `FewfitSgemm` with an event and with
+//! `event = NULL` (then none is made). For
 //! each: the median time for the enqueue to return and for enqueue + finish (wall), over 200 calls
 //! after 20 warm-up calls.
 //!
@@ -11,7 +12,7 @@ use std::ptr;
 use std::time::Instant;
 
 use fewfit::capi::FewfitSgemm;
-use fewfit::{gemm, DefaultDevice, GemmSpec};
+use fewfit::{gemm, gemm_no_event, DefaultDevice, GemmSpec};
 use opencl3::command_queue::CommandQueue;
 use opencl3::kernel::Kernel;
 use opencl3::memory::{Buffer, ClMem, CL_MEM_READ_WRITE};
@@ -119,6 +120,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             })?;
             println!("{:<44} {enqueue:>10.1} {wall:>10.1}", format!("{name} queue: fewfit::gemm {m}x{n}x{k}"));
         }
+        let (enqueue, wall) = time(&device.queue, || {
+            gemm_no_event(&device.queue, &spec, 1.0f32, &a, &b, 0.0, &mut c, &[]).expect("gemm_no_event");
+        })?;
+        println!("{:<44} {enqueue:>10.1} {wall:>10.1}", format!("plain queue: gemm_no_event {m}x{n}x{k}"));
         // The C API on the plain queue, with an event and without (event = NULL).
         for with_event in [true, false] {
             let (enqueue, wall) = time(&device.queue, || {

@@ -406,6 +406,25 @@ pub unsafe fn enqueue_raw<T: Element>(
     wait: &[cl_event],
     selection: Selection,
 ) -> Result<cl_event> {
+    enqueue_buffers(queue, spec, alpha, [a, b, c], beta, wait, selection, true)
+}
+
+/// [`enqueue_raw`] with the choice of an event: reads the buffers' lengths, then checks and
+/// enqueues through [`enqueue_checked`].
+///
+/// # Safety
+/// As [`enqueue_raw`].
+#[allow(clippy::too_many_arguments)]
+unsafe fn enqueue_buffers<T: Element>(
+    queue: cl_command_queue,
+    spec: &GemmSpec,
+    alpha: T,
+    [a, b, c]: [cl_mem; 3],
+    beta: T,
+    wait: &[cl_event],
+    selection: Selection,
+    want_event: bool,
+) -> Result<cl_event> {
     let alpha_is_zero = alpha == T::ZERO;
     let needed = spec.required_lengths(alpha_is_zero)?;
     let mut lengths = [0; 3];
@@ -417,7 +436,7 @@ pub unsafe fn enqueue_raw<T: Element>(
             lengths[i] = mem_len::<T>(mem)?;
         }
     }
-    enqueue_checked(queue, spec, alpha, [a, b, c], lengths, beta, wait, selection, true)
+    enqueue_checked(queue, spec, alpha, [a, b, c], lengths, beta, wait, selection, want_event)
 }
 
 /// [`enqueue_raw`] once the buffers' lengths (in elements) are known: checks the spec against
@@ -480,6 +499,32 @@ pub fn gemm<T: Element>(
     wait: &[cl_event],
 ) -> Result<Event> {
     gemm_with(queue, spec, alpha, a, b, beta, c, wait, Selection::Auto)
+}
+
+/// [`gemm`] for a caller that orders its work by an in-order queue and needs no event back: the
+/// kernels are enqueued without asking the runtime for an event where fewfit itself needs none,
+/// which saves NVIDIA's OpenCL about 2 µs a call (docs/PERFORMANCE.md, "Where a small call's wall
+/// time goes"). On an out-of-order queue, later work is not ordered after this GEMM.
+#[allow(clippy::too_many_arguments)]
+pub fn gemm_no_event<T: Element>(
+    queue: &CommandQueue,
+    spec: &GemmSpec,
+    alpha: T,
+    a: &Buffer<T>,
+    b: &Buffer<T>,
+    beta: T,
+    c: &mut Buffer<T>,
+    wait: &[cl_event],
+) -> Result<()> {
+    // SAFETY: the opencl3 objects are valid for the call; the caller's events come from the same context.
+    let event = unsafe {
+        enqueue_buffers(queue.get(), spec, alpha, [a.get(), b.get(), c.get()], beta, wait, Selection::Auto, false)?
+    };
+    if !event.is_null() {
+        // An event fewfit needed itself (a split launch's wait, split-K tile flags): released here.
+        drop(Event::new(event));
+    }
+    Ok(())
 }
 
 /// [`gemm`] with an explicit [`Selection`].

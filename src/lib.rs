@@ -22,7 +22,8 @@ pub use device::{choose_device, list_devices, DefaultDevice, DeviceClass, Device
 pub use engine::{build_stats, variant_build_options, BuildStats, CompiledVariant, Engine};
 pub use error::{Error, Result};
 pub use gemm::{
-    chosen_variant, enqueue_raw, gemm, gemm_with, Element, GemmSpec, Layout, Precision, Selection, Transpose,
+    chosen_variant, enqueue_raw, gemm, gemm_no_event, gemm_with, Element, GemmSpec, Layout, Precision, Selection,
+    Transpose,
 };
 pub use host::gemm_host;
 #[cfg(feature = "ndarray")]

@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use fewfit::{gemm_with, DefaultDevice, GemmSpec, Layout, Selection, Transpose, VariantId};
+use fewfit::{gemm_no_event, gemm_with, DefaultDevice, GemmSpec, Layout, Selection, Transpose, VariantId};
 
 const LAYOUTS: [Layout; 2] = [Layout::RowMajor, Layout::ColumnMajor];
 const TRANSPOSES: [(Transpose, Transpose); 4] = [
@@ -132,6 +132,26 @@ fn automatic_selection_matches_the_reference() {
         let spec = GemmSpec::row_major(m, n, k);
         let chosen = fewfit::chosen_variant::<f32>(&device.queue, &spec).unwrap();
         run_case::<f32>(device, chosen, spec, 1.0, 0.0, 7).unwrap();
+    }
+}
+
+#[test]
+fn calls_without_an_event_are_ordered_by_the_queue() {
+    let Some(device) = device() else { return };
+    // Decode, a tiny C with a huge K (split on GPUs, so fewfit makes an event of its own), a
+    // tile edge, K = 0 (C scaled by beta) and an empty product (nothing enqueued).
+    for (m, n, k) in [(1, 512, 256), (5, 7, 3001), (129, 65, 200), (9, 11, 0), (0, 4, 8)] {
+        let spec = GemmSpec::row_major(m, n, k);
+        let a = random::<f32>(m * k, 31);
+        let b = random::<f32>(k * n, 32);
+        let c0 = random::<f32>(m * n, 33);
+        let expected = reference(&spec, 1.5, &a, &b, 0.25, &c0);
+        let (a_buf, b_buf) = (upload(device, &a), upload(device, &b));
+        let mut c_buf = upload(device, &c0);
+        gemm_no_event(&device.queue, &spec, 1.5, &a_buf, &b_buf, 0.25, &mut c_buf, &[]).unwrap();
+        // The in-order queue runs the read after the GEMM.
+        let got = download(device, &c_buf, c0.len());
+        check(&spec, &got, &c0, &expected).unwrap();
     }
 }
 

@@ -31,14 +31,25 @@ static cl_context context;
 static cl_command_queue queue;
 static cl_device_id device;
 
-/* The first device of the first platform that has one; exits 2 if there is none. */
+/* The device type FEWFIT_DEVICE asks for, as the Rust tests read it: `gpu` or `cpu`; any other
+ * value (or none) takes any type. */
+static inline cl_device_type wanted_device_type(void) {
+  const char* spec = getenv("FEWFIT_DEVICE");
+  if (spec && strcmp(spec, "gpu") == 0) return CL_DEVICE_TYPE_GPU;
+  if (spec && strcmp(spec, "cpu") == 0) return CL_DEVICE_TYPE_CPU;
+  return CL_DEVICE_TYPE_ALL;
+}
+
+/* The first device of the wanted type (wanted_device_type) of the first platform that has one;
+ * exits 2 if there is none. */
 static inline void open_device(void) {
   cl_platform_id platforms[8];
   cl_uint np = 0;
   clGetPlatformIDs(8, platforms, &np);
+  const cl_device_type type = wanted_device_type();
   for (cl_uint p = 0; p < np; p++) {
     cl_uint nd = 0;
-    if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 1, &device, &nd) == CL_SUCCESS && nd > 0) {
+    if (clGetDeviceIDs(platforms[p], type, 1, &device, &nd) == CL_SUCCESS && nd > 0) {
       cl_int err;
       context = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
       if (err != CL_SUCCESS) break;
@@ -50,7 +61,7 @@ static inline void open_device(void) {
       return;
     }
   }
-  fprintf(stderr, "no OpenCL device\n");
+  fprintf(stderr, "no OpenCL device%s\n", type == CL_DEVICE_TYPE_ALL ? "" : " of the type FEWFIT_DEVICE names");
   exit(2);
 }
 
