@@ -8,10 +8,5 @@ cd "$(dirname "$0")/../.."
 shapes=/tmp/fewfit-ml-shapes.txt
 python3 scripts/shape_list.py "$shapes" variants/shapes/train.txt --networks-only
 echo "ML shapes of variants/shapes/train.txt: $(wc -l < "$shapes")"
-BENCH_DATA="${BENCH_DATA:-$(ls variants/data/h200-v2-f32.jsonl.gz variants/data/h200-v2-ml-f32.jsonl.gz \
-  variants/data/h200-v3-skinny-f32.jsonl.gz variants/data/h200-v4-mid-f32.jsonl.gz \
-  variants/data/h200-v4-xgemm-f32.jsonl.gz variants/data/h200-v5-rbr-decode-f32.jsonl.gz \
-  variants/data/h200-v5-rbr-f32.jsonl.gz variants/data/h200-v11-ksplit-f32.jsonl.gz \
-  variants/data/h200-v11-ksplit-set-f32.jsonl.gz variants/data/h200-v13-autosplit-f32.jsonl.gz \
-  variants/data/h200-v16-db3-large-f32.jsonl.gz variants/data/h200-v17-db3-f32.jsonl.gz \
-  variants/data/h200-v17-db3-skinny-f32.jsonl.gz | tr '\n' ' ')}" exec bash scripts/device/bench.sh "$shapes" "$@"
+source scripts/device/oracle-data.sh
+BENCH_DATA="$ORACLE_DATA" exec bash scripts/device/bench.sh "$shapes" "$@"

@@ -13,6 +13,10 @@ cp target/release/examples/peers .device/
 cargo build --release --features tune --bin fewfit --example kernel_timing --example build_log
 cp target/release/fewfit target/release/examples/kernel_timing target/release/examples/build_log .device/
 (cd .device && apt-get download libclblast1)
+# The C API test (tests/c/capi_test.c), linked with the static library: FEWFIT_DEVICE=gpu runs it on the GPU.
+cargo build --release --lib
+cc -std=gnu11 -O1 -Wall -Wextra -Werror -Iinclude -Itests/c tests/c/capi_test.c target/release/libfewfit.a \
+  -lOpenCL -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc -o .device/tests/capi_test
 for t in variants errors threads mechanisms; do
   bin=$(cargo test --no-run --test "$t" --message-format=json 2>/dev/null | python3 -c "import sys,json
 for l in sys.stdin:
