@@ -454,18 +454,20 @@ impl AtomicAdd {
     }
 
     /// Per compute unit: the work-groups and the elements of C (padded to tiles) times splits up
-    /// to which KSPLIT = 0 keeps splitting K; the least depth of K per split; and the most splits.
-    /// Fitted to the H200 split-K sweeps of 2026-11-24 (docs/PERFORMANCE.md): with reductions, the
-    /// limits that time within 1.041x of the best fixed split up to 16 over 3,156 (variant, shape)
-    /// pairs, and up to 64 splits while few work-groups run (a tiny C with a huge K: 3x faster at
-    /// 64x64x16384 in the split-compare of 20:42 UTC); with compare-and-swap, whose collisions
-    /// make each split dearer, within 1.046x on the fully measured pairs of the v6 sweep.
+    /// to which KSPLIT = 0 keeps splitting K; the least depth of K per split, also per work-group;
+    /// and the most splits. With reductions, fitted to the H200 sweeps of the DB = 3 kernels with
+    /// every split of 1-16 measured (v17, 1,251 (variant, shape) pairs; docs/PERFORMANCE.md, 2026-11-26):
+    /// within 1.051x of the best fixed split per pair, and up to 64 splits while few work-groups
+    /// run (a tiny C with a huge K: 3x faster at 64x64x16384 in the split-compare of 2026-11-24);
+    /// with compare-and-swap, whose collisions make each split dearer, within 1.046x on the fully
+    /// measured pairs of the v6 sweep.
     fn split_limits(self) -> SplitLimits {
         match self {
             AtomicAdd::Reduction => SplitLimits {
                 groups_per_unit: 64,
                 c_per_unit: 131_072,
-                min_depth: 128,
+                min_depth: 64,
+                depth_per_group: 2,
                 max_splits: 64,
                 few_groups_per_unit: 4,
             },
@@ -473,6 +475,7 @@ impl AtomicAdd {
                 groups_per_unit: 12,
                 c_per_unit: 16_384,
                 min_depth: 384,
+                depth_per_group: 0,
                 max_splits: SPLITS_ON_A_FULL_DEVICE,
                 few_groups_per_unit: 0,
             },
@@ -488,6 +491,9 @@ struct SplitLimits {
     c_per_unit: usize,
     /// The least depth of K per split.
     min_depth: usize,
+    /// The least depth of K per split for each work-group of the unsplit launch (more tiles, fewer
+    /// splits: their adds into C grow with the tiles).
+    depth_per_group: usize,
     /// The most splits.
     max_splits: usize,
     /// Past [`SPLITS_ON_A_FULL_DEVICE`] splits, work-groups per compute unit (so only a tiny C
@@ -498,11 +504,15 @@ struct SplitLimits {
 /// The most splits KSPLIT = 0 takes whatever the work-groups (up to the other limits).
 const SPLITS_ON_A_FULL_DEVICE: usize = 16;
 
+/// Past [`SPLITS_ON_A_FULL_DEVICE`] splits, the least depth of K per split (the depth the split-compare
+/// of 2026-11-24 measured there; 64 made 49x512x4608 1.2x slower on the H200 on 2026-11-26).
+const FEW_GROUPS_MIN_DEPTH: usize = 128;
+
 impl Geometry {
     /// Splits of K for an M x N x K problem of `batch` products on a device of `compute_units` that
     /// adds into C by `atomic_add`: KSPLIT itself when fixed; for KSPLIT = 0, the most of 1, 2, 4, 8,
     /// ... within the limits of [`AtomicAdd`] on work-groups, on C times splits, on depth of K per
-    /// split and on splits. Splitting pays while too few tiles fill the device, and its adds into C
+    /// split (at least, and per work-group) and on splits. Splitting pays while too few tiles fill the device, and its adds into C
     /// (and the scaling of C, where there is one) cost in proportion to C times the splits.
     pub fn splits_for(
         &self,
@@ -523,8 +533,10 @@ impl Geometry {
         while splits < limits.max_splits
             && groups * splits * 2 <= limits.groups_per_unit * compute_units
             && padded_c * splits * 2 <= limits.c_per_unit * compute_units
-            && k / (splits * 2) >= limits.min_depth
-            && (splits < SPLITS_ON_A_FULL_DEVICE || groups * splits * 2 <= limits.few_groups_per_unit * compute_units)
+            && k / (splits * 2) >= limits.min_depth.max(limits.depth_per_group * groups)
+            && (splits < SPLITS_ON_A_FULL_DEVICE
+                || (groups * splits * 2 <= limits.few_groups_per_unit * compute_units
+                    && k / (splits * 2) >= FEW_GROUPS_MIN_DEPTH))
         {
             splits *= 2;
         }
@@ -665,16 +677,20 @@ mod tests {
         assert_eq!(cas(2048, 1536, 4096, 1, 132), 1, "3.1 M elements of C: no split");
         assert_eq!(cas(512, 512, 8192, 1, 2), 1, "two compute units: 24 work-groups");
         // With reductions: at most 8448 work-groups and 17301504 elements of C times splits, each
-        // split at least 128 deep.
+        // split at least 64 deep and 2 deep per tile.
         let red = |m, n, k, batch, units| g.splits_for(m, n, k, batch, units, AtomicAdd::Reduction);
         assert_eq!(red(4096, 4096, 4096, 1, 132), 1, "16.8 M elements of C: no split");
-        assert_eq!(red(2048, 2048, 4096, 1, 132), 4, "1024 tiles");
+        assert_eq!(red(2048, 2048, 4096, 1, 132), 2, "1024 tiles: each split at least 2048 deep");
         assert_eq!(red(8192, 8192, 8192, 1, 132), 1, "16384 tiles exceed 64 per compute unit");
-        assert_eq!(red(1024, 1024, 1024, 1, 132), 8, "each split at least 128 deep");
+        assert_eq!(red(1024, 1024, 1024, 1, 132), 2, "256 tiles: each split at least 512 deep");
+        assert_eq!(red(6272, 128, 1152, 1, 132), 2, "196 tiles: each split at least 392 deep");
+        assert_eq!(red(25088, 64, 576, 1, 132), 1, "392 tiles: K too short for 784 per split");
         assert_eq!(red(512, 512, 8192, 1, 132), 16, "64 tiles: past 16 splits only within 4 groups per unit");
         assert_eq!(red(64, 64, 16384, 1, 132), 64, "one tile, deep K: up to 64 splits");
+        assert_eq!(red(512, 49, 4608, 1, 132), 32, "8 tiles: past 16 splits each at least 128 deep");
         assert_eq!(red(256, 256, 16384, 1, 132), 32, "16 tiles: 512 groups at 32 splits");
-        assert_eq!(red(16, 16, 200, 1, 132), 1, "K too short to split");
+        assert_eq!(red(16, 16, 100, 1, 132), 1, "K too short to split");
+        assert_eq!(red(16, 16, 200, 1, 132), 2, "one tile: each split at least 64 deep");
         assert_eq!(red(512, 512, 8192, 1, 2), 1, "two compute units: C times 2 splits is too much");
     }
 
