@@ -368,7 +368,13 @@ impl CompiledVariant {
         if released_by_split_0 {
             return self.tile_flags.with_flags(queue, tiles[0] * tiles[1] * p.batch, |flags| {
                 args.mem(flags.flags)?.value(flags.epoch)?;
-                // The flags' slot keeps this launch's event, to know when they may be reused.
+                // The flags' slot keeps this launch's event, to know when they may be reused; on an
+                // in-order queue the queue's order suffices where the caller wants no event.
+                if !want_event && flags.in_order {
+                    let none = launch(queue, &entry, global, local, wait, false)?;
+                    flags.launched_unobserved(queue);
+                    return Ok((none, None));
+                }
                 let event = launch(queue, &entry, global, local, wait, true)?;
                 flags.launched(queue, event)?;
                 if !want_event {

@@ -521,7 +521,8 @@ pub fn gemm_no_event<T: Element>(
         enqueue_buffers(queue.get(), spec, alpha, [a.get(), b.get(), c.get()], beta, wait, Selection::Auto, false)?
     };
     if !event.is_null() {
-        // An event fewfit needed itself (a split launch's wait, split-K tile flags): released here.
+        // An event fewfit needed itself (a split launch's wait on its scale_c, split-K tile flags on an
+        // out-of-order queue): released here.
         drop(Event::new(event));
     }
     Ok(())

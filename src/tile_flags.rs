@@ -6,6 +6,8 @@
 //! left by an earlier launch never matches. Two launches must not share a buffer while both can
 //! run: a buffer is reused by the next launch on the same in-order queue (the queue runs them one
 //! after another), or on any queue once its last launch has completed; otherwise a new one is made.
+//! A launch on an in-order queue may go without an event (its caller wants none): its buffer is then
+//! reused by that queue alone.
 
 use std::ptr;
 use std::sync::Mutex;
@@ -33,9 +35,19 @@ struct Slot {
     capacity: usize,
     /// The epoch of the last launch on these flags (0: none yet; the buffer starts zeroed).
     epoch: u32,
-    /// The queue and event of the last launch.
+    /// The queue of the last launch, and what is known of its end.
     queue: cl_command_queue,
-    last: Option<Event>,
+    last: LastLaunch,
+}
+
+/// What a slot knows of its last launch.
+enum LastLaunch {
+    /// None yet.
+    Nothing,
+    /// Its event: the buffer is free once it completes.
+    Event(Event),
+    /// None: launched without an event on an in-order queue, so only that queue may reuse the buffer.
+    Unobserved,
 }
 
 // SAFETY: the raw queue handle is only compared, never used; OpenCL objects are thread-safe.
@@ -47,6 +59,8 @@ pub(crate) struct FlagsForLaunch<'a> {
     pub(crate) flags: cl_mem,
     /// The epoch the launch's split 0 groups set.
     pub(crate) epoch: u32,
+    /// Whether the queue is in order, so that the launch may go without an event.
+    pub(crate) in_order: bool,
     slot: &'a mut Slot,
 }
 
@@ -56,8 +70,15 @@ impl FlagsForLaunch<'_> {
         // SAFETY: `event` is a valid event; the slot keeps one reference of its own.
         unsafe { retain_event(event) }.map_err(cl("clRetainEvent"))?;
         self.slot.queue = queue;
-        self.slot.last = Some(Event(event));
+        self.slot.last = LastLaunch::Event(Event(event));
         Ok(())
+    }
+
+    /// Records a launch made without an event, which only an in-order queue may make.
+    pub(crate) fn launched_unobserved(self, queue: cl_command_queue) {
+        debug_assert!(self.in_order, "a launch on an out-of-order queue needs its event");
+        self.slot.queue = queue;
+        self.slot.last = LastLaunch::Unobserved;
     }
 }
 
@@ -102,15 +123,16 @@ impl TileFlags {
         };
         let slot = &mut slots[index];
         slot.epoch += 1;
-        launch(FlagsForLaunch { flags: slot.flags.get(), epoch: slot.epoch, slot })
+        launch(FlagsForLaunch { flags: slot.flags.get(), epoch: slot.epoch, in_order, slot })
     }
 }
 
-/// Whether a slot's last launch has completed (or failed, which ends it too).
-fn last_done(last: &Option<Event>) -> Result<bool> {
+/// Whether a slot's last launch is known to have completed (or failed, which ends it too).
+fn last_done(last: &LastLaunch) -> Result<bool> {
     match last {
-        None => Ok(true),
-        Some(event) => {
+        LastLaunch::Nothing => Ok(true),
+        LastLaunch::Unobserved => Ok(false),
+        LastLaunch::Event(event) => {
             let status: i32 =
                 get_event_info(event.0, CL_EVENT_COMMAND_EXECUTION_STATUS).map_err(cl("clGetEventInfo"))?.into();
             Ok(status <= CL_COMPLETE)
@@ -134,13 +156,13 @@ impl Slot {
             )
         }
         .map_err(cl("clCreateBuffer"))?;
-        Ok(Slot { flags: Buffer::new(mem), capacity, epoch: 0, queue: ptr::null_mut(), last: None })
+        Ok(Slot { flags: Buffer::new(mem), capacity, epoch: 0, queue: ptr::null_mut(), last: LastLaunch::Nothing })
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::reusable;
+    use super::{last_done, reusable, LastLaunch};
 
     #[test]
     fn a_buffer_is_reused_only_when_no_launch_on_it_can_still_run() {
@@ -149,5 +171,7 @@ mod tests {
         assert!(!reusable(q1, q1, false, false), "an out-of-order queue may overlap them");
         assert!(!reusable(q1, q2, true, false), "another queue may run beside it");
         assert!(reusable(q1, q2, false, true), "a completed launch is over on any queue");
+        assert!(last_done(&LastLaunch::Nothing).unwrap(), "an unused buffer is free");
+        assert!(!last_done(&LastLaunch::Unobserved).unwrap(), "a launch without an event may still run");
     }
 }
