@@ -456,8 +456,8 @@ impl AtomicAdd {
     /// Per compute unit: the work-groups and the elements of C (padded to tiles) times splits up
     /// to which KSPLIT = 0 keeps splitting K; the least depth of K per split, also per work-group;
     /// and the most splits. With reductions, fitted to the H200 sweeps of the DB = 3 kernels with
-    /// every split of 1-16 measured (v17, 1,251 (variant, shape) pairs; docs/PERFORMANCE.md, 2026-11-26):
-    /// within 1.051x of the best fixed split per pair, and up to 64 splits while few work-groups
+    /// every split of 1-16 measured (v17, 1,251 (variant, shape) pairs; docs/PERFORMANCE.md,
+    /// 2026-11-26): within 1.051x of the best fixed split per pair, and up to 64 splits while few work-groups
     /// run (a tiny C with a huge K: 3x faster at 64x64x16384 in the split-compare of 2026-11-24);
     /// with compare-and-swap, whose collisions make each split dearer, within 1.046x on the fully
     /// measured pairs of the v6 sweep.
@@ -504,16 +504,18 @@ struct SplitLimits {
 /// The most splits KSPLIT = 0 takes whatever the work-groups (up to the other limits).
 const SPLITS_ON_A_FULL_DEVICE: usize = 16;
 
-/// Past [`SPLITS_ON_A_FULL_DEVICE`] splits, the least depth of K per split (the depth the split-compare
-/// of 2026-11-24 measured there; 64 made 49x512x4608 1.2x slower on the H200 on 2026-11-26).
+/// Past [`SPLITS_ON_A_FULL_DEVICE`] splits, the least depth of K per split (the depth the
+/// split-compare of 2026-11-24 measured there; 64 made 49x512x4608 1.2x slower on the H200 on
+/// 2026-11-26).
 const FEW_GROUPS_MIN_DEPTH: usize = 128;
 
 impl Geometry {
     /// Splits of K for an M x N x K problem of `batch` products on a device of `compute_units` that
     /// adds into C by `atomic_add`: KSPLIT itself when fixed; for KSPLIT = 0, the most of 1, 2, 4, 8,
     /// ... within the limits of [`AtomicAdd`] on work-groups, on C times splits, on depth of K per
-    /// split (at least, and per work-group) and on splits. Splitting pays while too few tiles fill the device, and its adds into C
-    /// (and the scaling of C, where there is one) cost in proportion to C times the splits.
+    /// split (at least, and per work-group) and on splits. Splitting pays while too few tiles fill
+    /// the device, and its adds into C (and the scaling of C, where there is one) cost in
+    /// proportion to C times the splits.
     pub fn splits_for(
         &self,
         m: usize,
