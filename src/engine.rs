@@ -622,7 +622,7 @@ impl Engine {
     }
 
     /// Enqueues variant `id` (or the fallback that runs for it) on a checked problem, as
-    /// [`CompiledVariant::enqueue`]: without `want_event` the returned event may be null.
+    /// [`CompiledVariant::enqueue`]: without `want_event` the returned event is null.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn enqueue_variant<T: Element>(
         &self,
