@@ -2,11 +2,11 @@
 # On the lent GPU machine: after a change to how KSPLIT = 0 chooses its splits (Geometry::splits_for)
 # the KSPLIT = 0 records of the H200 datasets are stale. For each OLD=NEW pair below, the KSPLIT = 0
 # variants of variants/data/h200-OLD-f32 are timed again on that file's shapes into
-# $OUT/h200-NEW-f32.jsonl(.gz); on the dev machine `scripts/records_with.py OLD KSPLIT=0 --rest OLD`
+# $OUT/h200-NEW-f32.jsonl.gz; on the dev machine `scripts/records_with.py OLD KSPLIT=0 --rest OLD`
 # then drops the stale records, so that the two load together. Most important first (the set's
 # tile and the selection's candidates on the training and held-out shapes, then the tree-only
 # shapes, then the older leaders' copies). Stops after BUDGET_SECS (500) in all; carry the partial
-# .jsonl files back in .device/ksplit0/ and run again to resume: nothing is measured twice.
+# .jsonl.gz files back in .device/ksplit0/ and run again to resume: nothing is measured twice.
 # Usage: bash scripts/device/ksplit0-resweep.sh [BUDGET_SECS]. Binaries: scripts/device/build.sh.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -19,12 +19,12 @@ for pair in v17-db3=v18-db3 v17-db3-unseen=v18-db3-unseen v17-db3-skinny=v18-db3
     v17-db3-tree-dense=v18-db3-tree-dense v13-autosplit=v18-autosplit v13-autosplit-unseen=v18-autosplit-unseen; do
   old="${pair%=*}"; new="h200-${pair#*=}-f32"
   left=$(( deadline - $(date +%s) )); [ "$left" -gt 10 ] || { echo "budget spent before $new"; break; }
-  [ -f ".device/ksplit0/$new.jsonl" ] && cp ".device/ksplit0/$new.jsonl" "$out/"
+  [ -f ".device/ksplit0/$new.jsonl.gz" ] && gunzip -c ".device/ksplit0/$new.jsonl.gz" > "$out/$new.jsonl"
   python3 scripts/records_with.py "variants/data/h200-$old-f32.jsonl.gz" KSPLIT=0 \
     --variants "/tmp/ksplit0/$old.jsonl.gz" --shapes "/tmp/ksplit0/$old.txt"
   .device/fewfit sweep --device gpu --quiet --sample 0 --no-shipped --repeats 10 \
     --space variants/space-gpu.json --shapes "/tmp/ksplit0/$old.txt" \
     --variants-from "/tmp/ksplit0/$old.jsonl.gz" --budget-secs "$left" --out "$out/$new.jsonl"
-  gzip -kf "$out/$new.jsonl"
+  gzip -f "$out/$new.jsonl"
 done
 date -u
