@@ -6,6 +6,8 @@
 # ratios of both sets come from one run. Outputs: $OUT/tests.log, $OUT/{after,before}-{bench,ml}.log
 # and the runs' folders (tables, JSON) in $OUT/runs.tar.gz, one file for the device tool's file limit.
 # Usage: BENCH_DATA="DATA..." bash scripts/device/bench-two-sets.sh   (the oracle's datasets)
+#   RUNS="after-ml before-ml" picks runs; SHAPES=FILE replaces bench.txt in the -bench runs (with
+#   BENCH_DATA holding those shapes, e.g. the held-out datasets for variants/shapes/unseen.txt).
 # Binaries: scripts/device/build.sh, then the peers example of the set before copied to
 # .device/peers-before.
 set -uo pipefail
@@ -16,13 +18,14 @@ export FEWFIT_DEVICE=gpu FEWFIT_CACHE_DIR=/tmp/fewfit-cache FEWFIT_TEST_DEVICE=r
 for t in variants errors threads; do
   echo "== $t"; .device/tests/$t --test-threads=4 2>&1 | grep -E "^test |test result|panicked|failed"
 done 2>&1 | tee "$out/tests.log"
-for run in after-bench before-bench after-ml before-ml; do
+runs=(${RUNS:-after-bench before-bench after-ml before-ml})
+for run in "${runs[@]}"; do
   peers=.device/peers; [[ $run == before-* ]] && peers=.device/peers-before
   script=scripts/device/bench.sh; [[ $run == *-ml ]] && script=scripts/device/bench-ml.sh
   echo "== $run ($peers, $script)"
-  OUT="$out/$run" PEERS="$peers" bash "$script" > "$out/$run.log" 2>&1
+  shapes=(); [[ $run == *-bench ]] && shapes=("${SHAPES:-variants/shapes/bench.txt}")
+  OUT="$out/$run" PEERS="$peers" bash "$script" "${shapes[@]}" > "$out/$run.log" 2>&1
   grep -E "geomean" "$out/$run.log" | head -4
 done
-tar czf "$out/runs.tar.gz" -C "$out" after-bench before-bench after-ml before-ml \
-  && rm -rf "$out"/{after,before}-{bench,ml}
+tar czf "$out/runs.tar.gz" -C "$out" "${runs[@]}" && (cd "$out" && rm -rf "${runs[@]}")
 date -u
