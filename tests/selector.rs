@@ -1,9 +1,10 @@
-//! The generated `select_*` functions agree with a plain interpreter of the same JSON trees on a
-//! grid of shapes that straddles every threshold, and `explain` reports the same path.
+//! The generated `select_*` functions agree with a plain interpreter of the same JSON trees on
+//! shapes drawn from a grid that straddles every threshold, and `explain` reports the same path.
 
 use fewfit::codegen::tree::Node;
 use fewfit::codegen::ShapeFeatures;
 use fewfit::{explain, selection, DeviceClass, VariantId};
+use rand::{rngs::StdRng, Rng, SeedableRng};
 
 /// Values of m, n and k: small, powers of two and their neighbours, and each threshold of the
 /// trees' m, n, k, min_mn and max_mn splits with its neighbours.
@@ -29,29 +30,41 @@ fn grid_values() -> Vec<u64> {
     values
 }
 
+/// The shapes to check: every grid value in each of M, N and K, each beside random partners from
+/// the grid, then random triples of grid values (the whole cube grows as the cube of the trees'
+/// thresholds: half a billion shapes for the 2026-11-26 trees).
+fn grid_shapes(values: &[u64]) -> Vec<(u64, u64, u64)> {
+    let mut rng = StdRng::seed_from_u64(7);
+    let mut any = || values[rng.gen_range(0..values.len())];
+    let mut shapes = Vec::new();
+    for &v in values {
+        for _ in 0..16 {
+            shapes.extend([(v, any(), any()), (any(), v, any()), (any(), any(), v)]);
+        }
+    }
+    for _ in 0..100_000 {
+        shapes.push((any(), any(), any()));
+    }
+    shapes
+}
+
 #[test]
 fn generated_selectors_match_the_interpreter() {
-    let values = grid_values();
-    let mut checked = 0;
+    let shapes = grid_shapes(&grid_values());
     for class in DeviceClass::ALL {
         let select = class.selector();
         let tree = selection::tree(class);
-        for &m in &values {
-            for &n in &values {
-                for &k in values.iter().step_by(3) {
-                    let f = ShapeFeatures::new(m, n, k);
-                    let generated = select(&f);
-                    let interpreted = tree.decide(&f);
-                    assert_eq!(generated.info().id, interpreted.variant(), "class {class}, {f:?}");
-                    let e = explain(class, f);
-                    assert_eq!(e.variant, generated);
-                    assert_eq!(e.path, interpreted.path);
-                    checked += 1;
-                }
-            }
+        for &(m, n, k) in &shapes {
+            let f = ShapeFeatures::new(m, n, k);
+            let generated = select(&f);
+            let interpreted = tree.decide(&f);
+            assert_eq!(generated.info().id, interpreted.variant(), "class {class}, {f:?}");
+            let e = explain(class, f);
+            assert_eq!(e.variant, generated);
+            assert_eq!(e.path, interpreted.path);
         }
     }
-    assert!(checked > 10_000, "only {checked} shapes checked");
+    assert!(shapes.len() > 100_000, "only {} shapes checked", shapes.len());
 }
 
 #[test]

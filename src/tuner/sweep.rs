@@ -262,7 +262,7 @@ pub fn sweep<T: SweepElement>(
         }
     }
     let total: usize = todo.iter().map(|(_, s)| s.len()).sum();
-    let bar = progress_bar(plan.progress, total as u64);
+    let bar = super::progress_bar(plan.progress, total as u64, "pairs");
     bar.set_message(format!("{} on {}", precision, dev.name));
 
     let engine = Engine::for_queue(device.profiling_queue.get())?;
@@ -358,18 +358,6 @@ impl Appender {
             .and_then(|_| self.file.flush())
             .map_err(|source| Error::Io { path: self.path.clone(), source })
     }
-}
-
-fn progress_bar(show: bool, total: u64) -> indicatif::ProgressBar {
-    if !show {
-        return indicatif::ProgressBar::hidden();
-    }
-    let bar = indicatif::ProgressBar::new(total);
-    bar.set_style(
-        indicatif::ProgressStyle::with_template("{msg} [{elapsed_precise}] {bar:40} {pos}/{len} pairs, ETA {eta}")
-            .expect("valid template"),
-    );
-    bar
 }
 
 /// Builds variants in parallel threads (the OpenCL compiler is the slow part).

@@ -17,6 +17,7 @@ use linfa::prelude::*;
 use linfa_trees::{DecisionTree, TreeNode};
 use ndarray::{Array1, Array2};
 use rand::rngs::StdRng;
+use rayon::prelude::*;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 
@@ -78,6 +79,8 @@ pub struct TrainOptions {
     /// Weights of shapes (1 where missing), as in selection's weighted objective: a shape of
     /// weight w counts w times in the fit, in the leaves' labels and in the cross-validated slowdown.
     pub shape_weights: BTreeMap<Shape, f64>,
+    /// Show the cross-validation's progress on stderr.
+    pub progress: bool,
 }
 
 impl Default for TrainOptions {
@@ -98,6 +101,7 @@ impl Default for TrainOptions {
             ],
             seed: 42,
             shape_weights: BTreeMap::new(),
+            progress: false,
         }
     }
 }
@@ -242,7 +246,10 @@ pub fn train(
     }
     let folds = fold_of(labelled[0].1.len(), options.folds, options.seed);
     let n_folds = folds.iter().max().map_or(0, |f| f + 1);
-    for point in grid.iter_mut() {
+    // The grid's points are independent: they run in parallel, each exactly as it would alone.
+    let bar = super::progress_bar(options.progress, grid.len() as u64, "grid points");
+    bar.set_message(format!("cross-validating the `{class}` tree"));
+    grid.par_iter_mut().try_for_each(|point| -> Result<()> {
         let samples = samples_at(point.labels);
         let mut log_sum = 0.0;
         let mut count = 0.0;
@@ -265,7 +272,10 @@ pub fn train(
             }
         }
         point.slowdown = if count > 0.0 { (log_sum / count).exp() } else { 1.0 };
-    }
+        bar.inc(1);
+        Ok(())
+    })?;
+    bar.finish_and_clear();
     let mut chosen = grid[0];
     for p in &grid[1..] {
         if p.slowdown < chosen.slowdown * (1.0 - 1e-9) {

@@ -322,6 +322,7 @@ fn run(cli: Cli) -> Result<()> {
                     .map(fewfit::tuner::sweep::read_shape_weights)
                     .transpose()?
                     .unwrap_or_default(),
+                progress: true,
                 ..Default::default()
             };
             let trained = train::train(&matrix, &rows, &columns, &class, &options)?;
@@ -405,6 +406,7 @@ fn run_regenerate(mut args: RegenerateArgs) -> Result<()> {
                 select::Objective::WeightedGeomean(weights) => weights,
                 select::Objective::Fleet(weights) => weights.shape,
             },
+            progress: true,
             ..Default::default()
         },
         test_fraction: args.test_fraction,
