@@ -7,6 +7,9 @@
 # tile and the selection's candidates on the training and held-out shapes, then the tree-only
 # shapes, then the older leaders' copies). Stops after BUDGET_SECS (500) in all; carry the partial
 # .jsonl.gz files back in .device/ksplit0/ and run again to resume: nothing is measured twice.
+# Each variant is timed on every shape of its file, so a file whose records were not the whole
+# product gets more pairs than it had; where another dataset holds some of them, drop them from one
+# of the two before they load together (56 pairs of h200-v18-db3-f32 that -large holds, 2026-11-26).
 # Usage: bash scripts/device/ksplit0-resweep.sh [BUDGET_SECS]. Binaries: scripts/device/build.sh.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
