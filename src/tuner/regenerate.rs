@@ -85,7 +85,8 @@ pub fn regenerate(matrix: &Matrix, holdout: Option<&Matrix>, options: &Regenerat
                 rows.iter().flat_map(|&r| selection.configs_for(&own_matrix, r)).copied().collect();
             used.into_iter().collect()
         };
-        let mut trained = train(&own_matrix, &rows, &columns, class, &options.train)?;
+        let train_options = TrainOptions { unscored_rows: options.tree_only_rows.clone(), ..options.train.clone() };
+        let mut trained = train(&own_matrix, &rows, &columns, class, &train_options)?;
         trained.tree.comment = format!(
             "Trained by `fewfit regenerate` on {} training shapes of {} (cross-validated depth {}, min leaf {}, {:?} weights, {:?} labels; CV geomean slowdown {:.4}).",
             rows.len(),

@@ -11,7 +11,7 @@
 //! `x < split`; the integer threshold is the largest raw `v` with `log2(v + 1) < split`, so the
 //! generated `v <= threshold` makes the decision linfa makes for every input, not only the training ones.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use linfa::prelude::*;
 use linfa_trees::{DecisionTree, TreeNode};
@@ -81,6 +81,9 @@ pub struct TrainOptions {
     pub shape_weights: BTreeMap<Shape, f64>,
     /// Show the cross-validation's progress on stderr.
     pub progress: bool,
+    /// Rows the cross-validated slowdown leaves out (they still train every fold's tree): shapes
+    /// that only teach the trees, unlike the shapes the selector is judged on.
+    pub unscored_rows: BTreeSet<usize>,
 }
 
 impl Default for TrainOptions {
@@ -102,6 +105,7 @@ impl Default for TrainOptions {
             seed: 42,
             shape_weights: BTreeMap::new(),
             progress: false,
+            unscored_rows: BTreeSet::new(),
         }
     }
 }
@@ -261,7 +265,7 @@ pub fn train(
                 let pick = pick(matrix, &tree, &s.shape, selected);
                 for &row in &s.rows {
                     // A pick never measured on this row tells nothing about the tree.
-                    if pick.is_some_and(|v| !matrix.recorded[row][v]) {
+                    if pick.is_some_and(|v| !matrix.recorded[row][v]) || options.unscored_rows.contains(&row) {
                         continue;
                     }
                     let oracle = matrix.row_oracle(row);
@@ -702,6 +706,24 @@ mod tests {
         // A cap of 1 or less gives no weight to anything: refused.
         let bad = TrainOptions { labels: vec![Labels::Soft { cap: 1.0 }], ..TrainOptions::default() };
         assert!(matches!(train(&m, &rows, &[0, 1], "cpu", &bad), Err(Error::Invalid(_))));
+    }
+
+    #[test]
+    fn unscored_rows_train_but_leave_the_cross_validated_slowdown() {
+        // On m > 30 an unselected config 2 runs 100x faster than both selected ones, so any pick
+        // there costs the failure penalty: scored, those rows dominate the slowdown; unscored, the
+        // slowdown is that of the m <= 30 rows alone (at most 1.1), and the tree is the same.
+        let problems: Vec<_> = (1..=40u64).map(|m| (0, m, 64, 64)).collect();
+        let time = (1..=40u64).map(|m| if m <= 30 { vec![1.0, 1.1, 5.0] } else { vec![1.5, 1.0, 0.01] }).collect();
+        let m = toy(&[("d", "cpu")], &problems, time);
+        let rows: Vec<usize> = (0..40).collect();
+        let options = TrainOptions { depths: vec![1, 2], min_leaf: vec![1], ..TrainOptions::default() };
+        let scored = train(&m, &rows, &[0, 1], "cpu", &options).unwrap();
+        assert!(scored.chosen.slowdown > 1.5, "{:?}", scored.chosen);
+        let unscored_rows = (30..40).collect();
+        let unscored = train(&m, &rows, &[0, 1], "cpu", &TrainOptions { unscored_rows, ..options }).unwrap();
+        assert!(unscored.chosen.slowdown <= 1.1 + 1e-9, "{:?}", unscored.chosen);
+        assert_eq!(unscored.tree.root, scored.tree.root);
     }
 
     #[test]
