@@ -17,9 +17,9 @@ use linfa::prelude::*;
 use linfa_trees::{DecisionTree, TreeNode};
 use ndarray::{Array1, Array2};
 use rand::rngs::StdRng;
-use rayon::prelude::*;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
+use rayon::prelude::*;
 
 use super::dataset::{Matrix, Shape};
 use super::error::{Error, Result};
