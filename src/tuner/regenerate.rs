@@ -74,6 +74,8 @@ pub fn regenerate(matrix: &Matrix, holdout: Option<&Matrix>, options: &Regenerat
     let own_matrix = matrix.columns(&own);
     let selection = select::select(&own_matrix, Some(&select_rows), &options.select)?;
     let set = shipped_set(&own_matrix, &selection, &select_rows, &options.select, &options.source)?;
+    // The tree-only shapes train the trees but are not what the selector is judged on.
+    let train_options = TrainOptions { unscored_rows: options.tree_only_rows.clone(), ..options.train.clone() };
     let mut trees = Vec::new();
     for class in CLASSES {
         let rows: Vec<usize> = train_rows.iter().copied().filter(|&r| trains(class, class_of(matrix, r))).collect();
@@ -85,7 +87,6 @@ pub fn regenerate(matrix: &Matrix, holdout: Option<&Matrix>, options: &Regenerat
                 rows.iter().flat_map(|&r| selection.configs_for(&own_matrix, r)).copied().collect();
             used.into_iter().collect()
         };
-        let train_options = TrainOptions { unscored_rows: options.tree_only_rows.clone(), ..options.train.clone() };
         let mut trained = train(&own_matrix, &rows, &columns, class, &train_options)?;
         trained.tree.comment = format!(
             "Trained by `fewfit regenerate` on {} training shapes of {} (cross-validated depth {}, min leaf {}, {:?} weights, {:?} labels; CV geomean slowdown {:.4}).",
