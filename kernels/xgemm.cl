@@ -23,7 +23,13 @@
 // that flag before they add. Waiting is safe because work-groups
 // start in the order of their index and split 0 has the lowest of its tile. With KSPLIT = 0 the host
 // chooses the number of splits (at least 2) per launch, the `k_splits` argument, and runs the
-// KSPLIT = 1 program where it does not split. With SWZ = 1 the local slices of an operand contiguous
+// KSPLIT = 1 program where it does not split. With SK > 0 (stream-K), the launch is SK work-groups
+// per compute unit along dimension 0, which share the (batch item, tile, KWG-deep step of K)
+// iterations evenly, each a contiguous range of them: a tile that falls into two or more ranges is
+// finished by adding into C as the splits of K are (above; the range that holds the tile's first step
+// stores). Each work-group takes its tiles from its last to its first, so it stores and releases
+// the tile it begins before it waits for the one it ends with, which the work-group before it
+// began. With SWZ = 1 the local slices of an operand contiguous
 // along K are stored with swizzled columns, free of bank conflicts (macros.cl). Tiles that cross the
 // edge of C or of K are loaded with bounds checks and zero fill; interior tiles with vector loads.
 // Any M, N, K works; nothing is padded or copied.
@@ -96,7 +102,7 @@ inline void copy_vector(__local real* d, const __global real* s, const int w) {
 #endif
 {% endif %}{% if SA == 1 %}{{ macros::stage(name="a", R="MWG", DIMO="MDIMA", dim="M") }}{% endif %}
 {% if SB == 1 %}{{ macros::stage(name="b", R="NWG", DIMO="NDIMB", dim="N") }}{% endif %}
-{% if KSPLIT != 1 %}
+{% if KSPLIT != 1 or SK != 0 %}
 #if defined(NVIDIA_PTX_RED)
 // *p += v atomically, by one PTX reduction (NVIDIA GPUs; the host passes -DNVIDIA_PTX_RED there):
 // fire and forget, where a compare-and-swap loop reads, waits and retries on every collision.
@@ -133,22 +139,22 @@ inline void atomic_add_real(__global real* p, const real v) {
 #endif
 #endif
 {% endif %}
-inline void xgemm_body(const int M, const int N, const int K, const int split, const int splits, const real alpha, const real beta,
+inline void xgemm_body(const int M, const int N, const int K, {% if SK != 0 %}const int m0, const int n0, const int kb, const int ke, const int batch{% else %}const int split, const int splits{% endif %}, const real alpha, const real beta,
                        const __global real* restrict A, const int lda, const int a_along_m,
                        const __global real* restrict B, const int ldb, const int b_along_n,
-                       __global real* C, const int ldc, __local real* alm, __local real* blm{% if KSPLIT != 1 %},
+                       __global real* C, const int ldc, __local real* alm, __local real* blm{% if KSPLIT != 1 or SK != 0 %},
                        volatile __global uint* tile_flags, const uint epoch{% endif %}) {
     const int tm = get_local_id(0);
     const int tn = get_local_id(1);
     const int tid = tm + tn * MDIMC;
-    const int m0 = get_group_id(0) * MWG;
+{% if SK == 0 %}    const int m0 = get_group_id(0) * MWG;
     const int n0 = get_group_id(1) * NWG;
-{% if KSPLIT != 1 %}
+{% endif %}{% if KSPLIT != 1 %}
     // This split's range of K: [kb, ke), a multiple of KWG long.
     const int kchunk = ((K - 1) / (splits * KWG) + 1) * KWG;
     const int kb = (int)min((long)K, (long)split * kchunk);
     const int ke = (int)min((long)K, (long)kb + kchunk);
-{% else %}
+{% elif SK == 0 %}
     const int kb = 0;
     const int ke = K;
 {% endif %}
@@ -320,12 +326,17 @@ inline void xgemm_body(const int M, const int N, const int K, const int split, c
 {% elif SA == 1 or SB == 1 %}        barrier(CLK_LOCAL_MEM_FENCE);
 {% endif %}    }
 
-{% if KSPLIT != 1 %}#if defined(NVIDIA_PTX_RED)
-    // Split 0 stores; the others wait until it has released the tile, then add. The flag's address
+{% if KSPLIT != 1 or SK != 0 %}#if defined(NVIDIA_PTX_RED)
+{% if SK != 0 %}    // The range that holds the tile's first step of K stores; the others wait until it has released
+    // the tile, then add.
+    volatile __global uint* tile_flag = tile_flags + (batch * ((N + NWG - 1) / NWG) + n0 / NWG) * ((M + MWG - 1) / MWG) + m0 / MWG;
+    const bool adds = kb != 0;
+{% else %}    // Split 0 stores; the others wait until it has released the tile, then add. The flag's address
     // is computed here, not kept in registers through the K loop.
     volatile __global uint* tile_flag = tile_flags +
         (get_group_id(2) / splits * get_num_groups(1) + get_group_id(1)) * get_num_groups(0) + get_group_id(0);
     const bool adds = split != 0;
+{% endif %}
     if (adds && kb < ke) {
         if (tid == 0) {
             while (*tile_flag != epoch) {}
@@ -393,7 +404,8 @@ inline void xgemm_body(const int M, const int N, const int K, const int split, c
 
 // One entry point per operand layout: am/ak = A contiguous along M/K, bk/bn = B along K/N.
 // Dimension 2 of the launch is the batch times the splits of K: item b reads A, B and C shifted by
-// b * a_bs, b_bs, c_bs. `k_splits` is the host's number of splits for KSPLIT = 0, ignored otherwise.
+// b * a_bs, b_bs, c_bs. `k_splits` is the host's number of splits for KSPLIT = 0, the batch items for
+// SK > 0 (whose launch has one item along dimension 2), ignored otherwise.
 // On NVIDIA GPUs a program that splits K also takes one flag per tile and batch item, which split 0
 // sets to `epoch`, a value the host has never given these flags before.
 {% for a in ["m", "k"] %}{% for b in ["k", "n"] %}
@@ -402,15 +414,15 @@ void xgemm_a{{ a }}_b{{ b }}(const int M, const int N, const int K, const real a
                    const __global real* restrict A, const int a_off, const int lda,
                    const __global real* restrict B, const int b_off, const int ldb,
                    __global real* C, const int c_off, const int ldc,
-                   const int a_bs, const int b_bs, const int c_bs, const int k_splits{% if KSPLIT != 1 %}
+                   const int a_bs, const int b_bs, const int c_bs, const int k_splits{% if KSPLIT != 1 or SK != 0 %}
 #if defined(NVIDIA_PTX_RED)
                    , volatile __global uint* tile_flags, const uint epoch
 #endif
 {% endif %}) {
-    const int splits = {% if KSPLIT == 0 %}k_splits{% else %}KSPLIT{% endif %};
+{% if SK == 0 %}    const int splits = {% if KSPLIT == 0 %}k_splits{% else %}KSPLIT{% endif %};
     const int batch = get_global_id(2) / splits;
     const int split = get_global_id(2) % splits;
-{% if KSPLIT != 1 %}#if !defined(NVIDIA_PTX_RED)
+{% endif %}{% if KSPLIT != 1 or SK != 0 %}#if !defined(NVIDIA_PTX_RED)
     volatile __global uint* tile_flags = 0;
     const uint epoch = 0;
 #endif
@@ -418,11 +430,31 @@ void xgemm_a{{ a }}_b{{ b }}(const int M, const int N, const int K, const real a
 {% else %}    __local real* alm = 0;
 {% endif %}{% if SB == 1 %}    __local real blm[DB_BUFFERS * KWG * NWG] __attribute__((aligned({% if DB >= 3 %}64{% else %}sizeof(realN){% endif %})));
 {% else %}    __local real* blm = 0;
-{% endif %}    xgemm_body(M, N, K, split, splits, alpha, beta, A + a_off + batch * a_bs, lda, {{ a == "m" }},
+{% endif %}{% if SK != 0 %}    // This work-group's range [begin, end) of the steps of K of all tiles of all batch items, taken
+    // a tile at a time from the end.
+    const int tiles_m = (M + MWG - 1) / MWG;
+    const int tiles = tiles_m * ((N + NWG - 1) / NWG);
+    const long steps = (K + KWG - 1) / KWG;
+    const long total = (long)tiles * k_splits * steps;
+    const long begin = total * get_group_id(0) / get_num_groups(0);
+    long end = total * (get_group_id(0) + 1) / get_num_groups(0);
+    while (end > begin) {
+        const long t = (end - 1) / steps;
+        const long first = max(begin, t * steps);
+        const int batch = (int)(t / tiles);
+        const int tile = (int)(t % tiles);
+        xgemm_body(M, N, K, (tile % tiles_m) * MWG, (tile / tiles_m) * NWG, (int)(first - t * steps) * KWG,
+                   (int)min((long)K, (end - t * steps) * KWG), batch, alpha, beta, A + a_off + batch * a_bs, lda, {{ a == "m" }},
+                   B + b_off + batch * b_bs, ldb, {{ b == "n" }}, C + c_off + batch * c_bs, ldc, alm, blm, tile_flags, epoch);
+        // Every work-item is done with the local slices before the next tile's first ones land.
+        barrier(CLK_LOCAL_MEM_FENCE);
+        end = first;
+    }
+{% else %}    xgemm_body(M, N, K, split, splits, alpha, beta, A + a_off + batch * a_bs, lda, {{ a == "m" }},
                B + b_off + batch * b_bs, ldb, {{ b == "n" }}, C + c_off + batch * c_bs, ldc, alm, blm{% if KSPLIT != 1 %},
                tile_flags, epoch{% endif %});
-}
+{% endif %}}
 {% endfor %}{% endfor %}
-{% if KSPLIT != 1 %}
+{% if KSPLIT != 1 or SK != 0 %}
 {{ macros::scale_kernel() }}
 {% endif %}

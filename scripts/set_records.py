@@ -5,14 +5,19 @@ that ran on the datasets' device. One record per variant, the first found: datas
 other kernel code may disagree on its times, and only the variant matters here. Parameters a
 record omits take their neutral value, as in the tuner.
 
+With `--copy-with NAME=VALUE,...` (repeatable), each copied record of the family that has those
+parameters is followed by a copy with them set (the tuner's sweep skips copies that break the
+family's rules), e.g. `--copy-with KSPLIT=1,SK=2` for stream-K copies of the set's xgemm variants.
+
 Usage: python3 scripts/set_records.py SELECTED_JSON OUT.jsonl.gz DATA... [--kernel FAMILY]
+       [--copy-with NAME=VALUE,...]...
 """
 import argparse
 import gzip
 import json
 
 # src/codegen/params.rs, Family::neutral_defaults
-NEUTRAL = {'xgemm': {'VWK': 1, 'DB': 0, 'KSPLIT': 1, 'SWZ': 0}, 'direct': {'VWD': 1, 'UKD': 1, 'RBR': 0}, 'panel': {}}
+NEUTRAL = {'xgemm': {'VWK': 1, 'DB': 0, 'KSPLIT': 1, 'SWZ': 0, 'SK': 0}, 'direct': {'VWD': 1, 'UKD': 1, 'RBR': 0}, 'panel': {}}
 
 
 def key(kernel, params):
@@ -26,6 +31,8 @@ def main():
     p.add_argument('out')
     p.add_argument('data', nargs='+')
     p.add_argument('--kernel', help='only the variants of this family')
+    p.add_argument('--copy-with', action='append', default=[], metavar='NAME=VALUE,...',
+                   help='also write a copy of each record with these parameters set')
     args = p.parse_args()
     wanted = {key(v['family'], v['params']) for v in json.load(open(args.selected))['variants']
               if args.kernel in (None, v['family'])}
@@ -40,7 +47,14 @@ def main():
                     if k in wanted and k not in found:
                         dst.write(line)
                         found.add(k)
-    print(f'{args.out}: one record each of {len(found)} of the {len(wanted)} selected variants')
+                        for setting in args.copy_with:
+                            params = dict(NEUTRAL.get(k[0], {}), **r['variant']['params'])
+                            changes = dict((n, int(v)) for n, v in (kv.split('=') for kv in setting.split(',')))
+                            if all(n in params for n in changes):
+                                copy = dict(r, variant=dict(r['variant'], params=dict(params, **changes)))
+                                dst.write(json.dumps(copy) + '\n')
+    print(f'{args.out}: one record each of {len(found)} of the {len(wanted)} selected variants'
+          + (f', with copies ({", ".join(args.copy_with)})' if args.copy_with else ''))
 
 
 if __name__ == '__main__':

@@ -112,8 +112,8 @@ pub struct CompiledVariant {
     geometry: Geometry,
     /// The program of the launches that do not split K (for KSPLIT > 1, of every launch).
     main: EntryPoints,
-    /// For KSPLIT = 0, the program of the launches that split K, where the device can split
-    /// (f64 needs 64-bit atomics).
+    /// For KSPLIT = 0 or SK > 0, the program of the launches that split K (split-K or stream-K),
+    /// where the device can split (f64 needs 64-bit atomics).
     split: Option<EntryPoints>,
     /// The variant's own `scale_c` (C = beta * C, enqueued before a launch that splits K where
     /// the device's atomic add needs it).
@@ -205,9 +205,9 @@ impl CompiledVariant {
         if precision == Precision::F64 && !info.fp64 {
             return Err(unavailable("the device has no fp64".into()));
         }
-        let k_splits = variant.geometry().k_splits;
+        let geometry = variant.geometry();
         let may_split = precision != Precision::F64 || info.int64_atomics;
-        if k_splits > 1 && !may_split {
+        if geometry.k_splits > 1 && !may_split {
             return Err(unavailable("split-K in f64 needs cl_khr_int64_base_atomics, which the device lacks".into()));
         }
         let main = EntryPoints::build(engine, id, variant.family, source, precision)?;
@@ -218,7 +218,7 @@ impl CompiledVariant {
             _ => None,
         };
         let atomic_add = atomic_add(info);
-        let with_scale = if k_splits > 1 { Some(&main) } else { split.as_ref() };
+        let with_scale = if geometry.k_splits > 1 { Some(&main) } else { split.as_ref() };
         let scale = match with_scale {
             Some(entries) if atomic_add.scales_c_first() => Some(Mutex::new(entries.program.kernel("scale_c")?)),
             _ => None,
@@ -226,7 +226,7 @@ impl CompiledVariant {
         Ok(CompiledVariant {
             id: id.to_string(),
             family: variant.family,
-            geometry: variant.geometry(),
+            geometry,
             main,
             split,
             scale,
@@ -295,9 +295,10 @@ impl CompiledVariant {
     }
 
     /// Launches the variant on a problem already checked by `gemm::validate`. A launch that splits
-    /// K with compare-and-swap adds first enqueues C = beta * C, and the kernel waits for it, so the
+    /// K (or runs stream-K) with compare-and-swap adds first enqueues C = beta * C, and the kernel waits for it, so the
     /// returned event completes after both (its profiling times are the kernel's alone); with PTX
-    /// reductions it is one kernel, whose split 0 releases each tile's other splits. Without
+    /// reductions it is one kernel, whose split 0 (the part with the tile's first step of K) releases
+    /// each tile's other splits (parts). Without
     /// `want_event` the kernel is enqueued without an event where nothing here needs one, and the
     /// returned event is null.
     pub(crate) fn enqueue<T: Element>(
@@ -328,7 +329,12 @@ impl CompiledVariant {
             _ => *problem,
         };
         let g = &self.geometry;
+        let stream_k_groups = match &self.split {
+            Some(_) => g.stream_k_groups(p.m, p.n, p.k, p.batch, self.compute_units),
+            None => None,
+        };
         let (splits, entries) = match &self.split {
+            Some(split) if stream_k_groups.is_some() => (1, split),
             Some(split) => match g.splits_for(p.m, p.n, p.k, p.batch, self.compute_units, self.atomic_add) {
                 1 => (1, &self.main),
                 splits => (splits, split),
@@ -336,10 +342,11 @@ impl CompiledVariant {
             None if g.k_splits > 1 => (g.k_splits, &self.main),
             None => (1, &self.main),
         };
-        let released_by_split_0 = splits > 1 && !self.atomic_add.scales_c_first();
+        let adds_into_c = splits > 1 || stream_k_groups.is_some();
+        let released_by_first_part = adds_into_c && !self.atomic_add.scales_c_first();
         let scaled = match &self.scale {
             // Only where C is scaled first: there is no `scale` where split 0 releases the tile.
-            Some(scale) if splits > 1 => {
+            Some(scale) if adds_into_c => {
                 let kernel = scale.lock().expect("kernel lock");
                 Some(Event(enqueue_scale_c(queue, &kernel, &p, beta, self.scale_local, wait, true)?))
             }
@@ -360,12 +367,16 @@ impl CompiledVariant {
         };
         args.int(p.a.batch_stride)?.int(p.b.batch_stride)?.int(p.c.batch_stride)?;
         if self.family == Family::Xgemm {
-            args.int(splits)?;
+            // Stream-K takes the batch items here, its launch has one along dimension 2.
+            args.int(if stream_k_groups.is_some() { p.batch } else { splits })?;
         }
         let tiles = [p.m.div_ceil(g.tile[0]), p.n.div_ceil(g.tile[1])];
-        let global = [tiles[0] * g.local[0], tiles[1] * g.local[1], p.batch * splits];
+        let global = match stream_k_groups {
+            Some(groups) => [groups * g.local[0], g.local[1], 1],
+            None => [tiles[0] * g.local[0], tiles[1] * g.local[1], p.batch * splits],
+        };
         let local = Some([g.local[0], g.local[1], 1]);
-        if released_by_split_0 {
+        if released_by_first_part {
             return self.tile_flags.with_flags(queue, tiles[0] * tiles[1] * p.batch, |flags| {
                 args.mem(flags.flags)?.value(flags.epoch)?;
                 // The flags' slot keeps this launch's event, to know when they may be reused; on an

@@ -28,7 +28,8 @@ pub struct VariantInfo {
     pub source_sha256: &'static str,
     /// The OpenCL C source.
     pub source: &'static str,
-    /// For KSPLIT = 0, the split-K program launched when the host splits K (`render_sources`).
+    /// For KSPLIT = 0 or SK > 0, the split-K or stream-K program launched when the host splits K
+    /// (`render_sources`).
     pub split_source: Option<&'static str>,
 }
 

@@ -56,6 +56,7 @@ fn xgemm(extra: &[(&str, u32)]) -> Variant {
             ("DB", 0),
             ("KSPLIT", 1),
             ("SWZ", 0),
+            ("SK", 0),
         ],
     );
     v.params.extend(extra.iter().map(|&(k, x)| (k.to_string(), x)));
@@ -100,6 +101,10 @@ fn variants() -> Vec<Variant> {
         // Chosen per launch: the deep-K shapes split, the others store C directly.
         xgemm(&[("KSPLIT", 0)]),
         xgemm(&[("KSPLIT", 0), ("DB", 1), ("VWK", 4)]),
+        // Stream-K: two or four work-groups per compute unit share the tiles' steps of K, a tile
+        // split between them added into C.
+        xgemm(&[("SK", 1), ("DB", 1), ("VWK", 4)]),
+        xgemm(&[("SK", 4), ("DB", 3), ("VWM", 1)]),
         direct(1, 1, 4, 16, 4, 1),
         direct(2, 2, 8, 8, 2, 1),
         direct(4, 1, 2, 32, 8, 1),

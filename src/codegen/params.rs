@@ -52,7 +52,7 @@ impl Family {
     /// kernel as it was before them: a record or space file that omits one means this value.
     pub fn neutral_defaults(self) -> &'static [(&'static str, u32)] {
         match self {
-            Family::Xgemm => &[("VWK", 1), ("DB", 0), ("KSPLIT", 1), ("SWZ", 0)],
+            Family::Xgemm => &[("VWK", 1), ("DB", 0), ("KSPLIT", 1), ("SWZ", 0), ("SK", 0)],
             Family::Direct => &[("VWD", 1), ("UKD", 1), ("RBR", 0)],
             Family::Panel => &[],
         }
@@ -156,6 +156,11 @@ const XGEMM_PARAMS: &[ParamSpec] = &[
         meaning: "1: swizzle the columns of local slices of operands contiguous along K (no bank conflicts in their transposing store)",
         allowed: BOOL,
     },
+    ParamSpec {
+        name: "SK",
+        meaning: "stream-K: 0: off (one work-group per tile); n: where one work-group per tile would leave the last of its waves of n per compute unit mostly idle, n work-groups per compute unit share the tiles' KWG-deep steps of K evenly, a tile split between work-groups added into C as split-K does",
+        allowed: &[0, 1, 2, 4],
+    },
 ];
 
 const XGEMM_CONSTRAINTS: &[Constraint] = &[
@@ -188,6 +193,7 @@ const XGEMM_CONSTRAINTS: &[Constraint] = &[
         name: "(NWG*KWG) % (MDIMC*NDIMC*VWK) == 0",
         holds: |p| (p("NWG") * p("KWG")) % (p("MDIMC") * p("NDIMC") * p("VWK")) == 0,
     },
+    Constraint { name: "SK == 0 || KSPLIT == 1", holds: |p| p("SK") == 0 || p("KSPLIT") == 1 },
     Constraint { name: "DB == 0 || SA + SB > 0", holds: |p| p("DB") == 0 || p("SA") + p("SB") > 0 },
     Constraint { name: "DB < 2 || SA + SB == 2", holds: |p| p("DB") < 2 || p("SA") + p("SB") == 2 },
     Constraint { name: "DB != 2 || (KWG/2) % KWI == 0", holds: |p| p("DB") != 2 || (p("KWG") / 2) % p("KWI") == 0 },
@@ -394,18 +400,24 @@ impl Variant {
                 tile: [p("MWG"), p("NWG")],
                 orientation: Orientation::ColumnMajorC,
                 k_splits: p("KSPLIT"),
+                stream_k: p("SK"),
+                k_step: p("KWG"),
             },
             Family::Direct => Geometry {
                 local: [1, p("NDIMD") * p("KDIMD")],
                 tile: [p("WPTM"), p("NDIMD") * p("WPTN") * p("VWD")],
                 orientation: Orientation::SmallM,
                 k_splits: 1,
+                stream_k: 0,
+                k_step: 1,
             },
             Family::Panel => Geometry {
                 local: [p("LM"), p("LN")],
                 tile: [p("LM") * p("MV") * p("VW"), p("LN") * p("NR")],
                 orientation: Orientation::AlongM,
                 k_splits: 1,
+                stream_k: 0,
+                k_step: 1,
             },
         }
     }
@@ -425,6 +437,12 @@ pub struct Geometry {
     /// kernel adds alpha times each split's product into C atomically; 0: chosen per launch
     /// ([`Geometry::splits_for`]).
     pub k_splits: usize,
+    /// Stream-K (SK): 0 off; else the work-groups per compute unit that share the tiles' steps of K
+    /// where a launch of one work-group per tile would fill its waves poorly
+    /// ([`Geometry::stream_k_groups`]).
+    pub stream_k: usize,
+    /// The depth of K one step of the kernel's K loop covers (KWG; 1 where the family has none).
+    pub k_step: usize,
 }
 
 /// How a device adds each split's product into C, which sets how far KSPLIT = 0 splits K.
@@ -509,6 +527,16 @@ const SPLITS_ON_A_FULL_DEVICE: usize = 16;
 /// 2026-11-26).
 const FEW_GROUPS_MIN_DEPTH: usize = 128;
 
+/// The fewest steps of K (of KWG) per work-group for a stream-K launch: a smaller problem runs as
+/// a grid, whose adds into C its work-groups' shares would not outweigh.
+const STREAM_K_MIN_STEPS: usize = 8;
+
+/// The share, in percent, of a grid's waves of work-groups that its tiles must fill for a variant
+/// with SK > 0 to launch the grid rather than stream-K. On an H100 (2026-11-26, the set's 128 x 128
+/// tile, SK = 2 against SK = 0 on 24 shapes; docs/PERFORMANCE.md) stream-K ran at 0.86-0.92x
+/// where the grid filled 87-99 % of its waves and at 1.02-2.26x where it filled 27-76 %.
+const STREAM_K_BELOW_FILL_PERCENT: usize = 80;
+
 impl Geometry {
     /// Splits of K for an M x N x K problem of `batch` products on a device of `compute_units` that
     /// adds into C by `atomic_add`: KSPLIT itself when fixed; for KSPLIT = 0, the most of 1, 2, 4, 8,
@@ -543,6 +571,21 @@ impl Geometry {
             splits *= 2;
         }
         splits
+    }
+
+    /// The work-groups of a stream-K launch of `batch` M x N x K products on a device of
+    /// `compute_units`, or `None` to launch one work-group per tile. With SK > 0 that is SK per
+    /// compute unit, where a grid of them would fill less than [`STREAM_K_BELOW_FILL_PERCENT`] of its
+    /// waves (its last wave mostly idle) and each gets at least [`STREAM_K_MIN_STEPS`] steps of K.
+    pub fn stream_k_groups(&self, m: usize, n: usize, k: usize, batch: usize, compute_units: usize) -> Option<usize> {
+        let groups = self.stream_k * compute_units;
+        if groups == 0 {
+            return None;
+        }
+        let tiles = m.div_ceil(self.tile[0]) * n.div_ceil(self.tile[1]) * batch;
+        let fills_its_waves = tiles * 100 >= tiles.div_ceil(groups) * groups * STREAM_K_BELOW_FILL_PERCENT;
+        let enough_steps = tiles * k.div_ceil(self.k_step) >= groups * STREAM_K_MIN_STEPS;
+        (!fills_its_waves && enough_steps).then_some(groups)
     }
 }
 
@@ -584,6 +627,7 @@ mod tests {
                 ("DB", 0),
                 ("KSPLIT", 1),
                 ("SWZ", 0),
+                ("SK", 0),
             ],
         )
     }
@@ -694,6 +738,30 @@ mod tests {
         assert_eq!(red(16, 16, 100, 1, 132), 1, "K too short to split");
         assert_eq!(red(16, 16, 200, 1, 132), 2, "one tile: each split at least 64 deep");
         assert_eq!(red(512, 512, 8192, 1, 2), 1, "two compute units: C times 2 splits is too much");
+    }
+
+    #[test]
+    fn stream_k_runs_where_a_grid_fills_its_waves_poorly() {
+        let mut v = xgemm();
+        assert_eq!(v.geometry().stream_k_groups(768, 768, 3072, 1, 132), None, "SK = 0: always a grid");
+        v.params.insert("SK".into(), 2);
+        assert_eq!(v.validate(), Ok(()));
+        let g = v.geometry();
+        // 64 x 64 tiles, KWG 16, 2 x 132 = 264 work-groups.
+        let sk = |m, n, k, batch| g.stream_k_groups(m, n, k, batch, 132);
+        assert_eq!(sk(768, 768, 3072, 1), Some(264), "144 tiles: one wave, 55 % full");
+        assert_eq!(sk(2048, 2048, 2048, 1), None, "1024 tiles: 4 waves, 97 % full");
+        assert_eq!(sk(2048, 2240, 2048, 1), None, "1120 tiles: 5 waves, 85 % full");
+        assert_eq!(sk(2048, 1600, 2048, 1), Some(264), "800 tiles: 4 waves, 76 % full");
+        assert_eq!(sk(4096, 4096, 64, 1), None, "4096 tiles: 16 waves, 97 % full");
+        assert_eq!(sk(64, 64, 16384, 1), None, "one tile of 1024 steps: fewer than 8 steps each");
+        assert_eq!(sk(64, 64, 65536, 1), Some(264), "one tile of 4096 steps");
+        assert_eq!(sk(256, 256, 2048, 8), Some(264), "the batch counts as tiles");
+        assert_eq!(sk(256, 256, 2048, 33), None, "528 tiles: 2 waves, full");
+        assert_eq!(g.stream_k_groups(100, 100, 100, 1, 2), None, "two compute units: 4 tiles fill 4 work-groups");
+        assert_eq!(g.stream_k_groups(100, 60, 1000, 1, 2), Some(4), "two compute units: 2 tiles of 63 steps");
+        v.params.insert("KSPLIT".into(), 0);
+        assert_eq!(v.validate().unwrap_err().field, "SK == 0 || KSPLIT == 1");
     }
 
     #[test]

@@ -59,24 +59,27 @@ pub fn render(variant: &Variant) -> Result<String> {
     Ok(header + "\n" + &body)
 }
 
-/// A variant's OpenCL programs: `main`, and for KSPLIT = 0 the `split` program (splits of K chosen
-/// per launch, atomic adds) that the host launches when it splits; `main` is then the program of the
-/// same variant with KSPLIT = 1, which runs the launches it does not split exactly as that variant.
+/// A variant's OpenCL programs: `main`, and for KSPLIT = 0 or SK > 0 the `split` program (splits of
+/// K chosen per launch, or stream-K; atomic adds) that the host launches when it splits; `main` is
+/// then the program of the same variant with KSPLIT = 1 and SK = 0, which runs the launches it does
+/// not split exactly as that variant.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Sources {
     /// The program every launch without split-K runs.
     pub main: String,
-    /// The split-K program of a KSPLIT = 0 variant.
+    /// The split-K program of a KSPLIT = 0 variant, or the stream-K program of an SK > 0 one.
     pub split: Option<String>,
 }
 
 /// Renders a variant's programs (see [`Sources`]).
 pub fn render_sources(variant: &Variant) -> Result<Sources> {
-    if variant.geometry().k_splits != 0 {
+    let geometry = variant.geometry();
+    if geometry.k_splits != 0 && geometry.stream_k == 0 {
         return Ok(Sources { main: render(variant)?, split: None });
     }
     let mut unsplit = variant.clone();
     unsplit.params.insert("KSPLIT".into(), 1);
+    unsplit.params.insert("SK".into(), 0);
     Ok(Sources { main: render(&unsplit)?, split: Some(render(variant)?) })
 }
 
@@ -124,6 +127,7 @@ mod tests {
                 ("DB", db),
                 ("KSPLIT", ksplit),
                 ("SWZ", 0),
+                ("SK", 0),
             ],
         )
     }
@@ -169,6 +173,13 @@ mod tests {
         assert!(split.contains("const int splits = k_splits;") && split.contains("atomic_add_real(c, r)"));
         let fixed = render_sources(&xgemm(1, 1, 0, 4)).unwrap();
         assert_eq!((fixed.main, fixed.split), (render(&xgemm(1, 1, 0, 4)).unwrap(), None));
+        let mut stream = xgemm(1, 1, 0, 1);
+        stream.params.insert("SK".into(), 2);
+        let stream = render_sources(&stream).unwrap();
+        assert_eq!(stream.main, render(&xgemm(1, 1, 0, 1)).unwrap(), "grid launches run the SK = 0 program");
+        let split = stream.split.unwrap();
+        assert!(split.contains("while (end > begin)") && split.contains("const bool adds = kb != 0;"));
+        assert!(split.contains("__kernel void scale_c"), "compare-and-swap devices scale C first");
     }
 
     #[test]
