@@ -1,45 +1,42 @@
 #!/usr/bin/env bash
-# On the lent GPU machine: stream-K (SK) against the shipped tiles, in one call.
+# On the lent GPU machine: stream-K (SK) against the shipped set, in one call. Outputs are named
+# after the GPU ($gpu: h200 or h100).
 #  1. The mechanism tests (tests/mechanisms.rs, carried in .device/tests/): every SK variant there
 #     against the f64 reference on edge shapes, through NVIDIA's path (a tile's first part stores and
-#     releases it by a flag, the others wait and add by PTX reductions).
-#  2. Sweeps of variants/space-gpu-sk.json (the 128 x 128 DB = 1 tile) and space-gpu-sk64.json (the
-#     64 x 64 DB = 3 tile) over variants/shapes/stream-k.txt, median of 10 device times.
-#  3. Per shape, each SK against SK = 0 (scripts/param_compare.py) and the fastest variants
-#     (scripts/sweep_best.py); cuBLAS FP32 on the same shapes (device time: its `event_ms`).
-# Writes $OUT/h200-sk-f32.jsonl.gz, $OUT/tests.log, $OUT/compare.txt, $OUT/cublas.txt.
-#
-# With the argument `set`, instead: the shipped set's GPU variants and their stream-K copies
-# (.device/set-sk.jsonl.gz, made on the dev machine by
-# `python3 scripts/set_records.py variants/selected.json .device/set-sk.jsonl.gz H200_DATA...
-#  --copy-with KSPLIT=1,SK=2 --copy-with KSPLIT=1,SK=4`) swept over the training and held-out shapes
-# (variants/shapes/train.txt, unseen.txt) into $OUT/sk-set-f32.jsonl.gz and $OUT/sk-set-unseen-f32.jsonl.gz,
-# for scripts/candidate_gain.py on the dev machine.
-# Usage: bash scripts/device/stream-k-sweep.sh [set]
+#     releases it by a flag, the others wait and add by PTX reductions). $OUT/tests.log.
+#  2. The set's 128 x 128 DB = 1 and 64 x 64 DB = 3 tiles with SK = 0, 1, 2 (and 4)
+#     (variants/space-gpu-sk.json, space-gpu-sk64.json) over variants/shapes/stream-k.txt, median of
+#     10 device times, into $OUT/$gpu-sk-tiles-f32.jsonl.gz; SK against SK = 0 per shape and the fastest
+#     variants in $OUT/compare.txt; cuBLAS FP32 on the same shapes in $OUT/cublas.txt (device time:
+#     its `event_ms`).
+#  3. The shipped set's GPU variants and their stream-K copies (.device/set-sk.jsonl.gz, made on the
+#     dev machine by `python3 scripts/set_records.py variants/selected.json .device/set-sk.jsonl.gz
+#     H200_DATA... --copy-with KSPLIT=1,SK=2 --copy-with KSPLIT=1,SK=4`) over the training and
+#     held-out shapes (variants/shapes/train.txt, unseen.txt), into $OUT/$gpu-sk-set-f32.jsonl.gz and
+#     $OUT/$gpu-sk-set-unseen-f32.jsonl.gz, for scripts/candidate_gain.py on the dev machine.
+# Usage: bash scripts/device/stream-k-sweep.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 mkdir -p /etc/OpenCL/vendors
 source scripts/device/nvidia.sh
 out="${OUT:-/tmp}"
-if [ "${1:-}" = set ]; then
-  for shapes in train unseen; do
-    name=sk-set; [ "$shapes" = unseen ] && name=sk-set-unseen
-    .device/fewfit sweep --device gpu --shapes "variants/shapes/$shapes.txt" --sample 0 --no-shipped \
-      --variants-from .device/set-sk.jsonl.gz --repeats 10 --quiet --out "$out/$name-f32.jsonl"
-    gzip -f "$out/$name-f32.jsonl"
-  done
-  exit
-fi
-data="$out/h200-sk-f32.jsonl"
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -o 'H[0-9]00' | tr 'H' 'h')
 FEWFIT_DEVICE=gpu .device/tests/mechanisms 2>&1 | tail -8 | tee "$out/tests.log"
+sweep() {  # shapes out args...
+  local shapes=$1 name=$2; shift 2
+  .device/fewfit sweep --device gpu --shapes "$shapes" --repeats 10 --quiet --no-shipped \
+    --out "$out/$gpu-$name-f32.jsonl" "$@"
+}
 for space in variants/space-gpu-sk.json variants/space-gpu-sk64.json; do
-  .device/fewfit sweep --device gpu --shapes variants/shapes/stream-k.txt --space "$space" --repeats 10 \
-    --quiet --no-shipped --out "$data"
+  sweep variants/shapes/stream-k.txt sk-tiles --space "$space"
 done
-gzip -kf "$data"
 {
   date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-  python3 scripts/param_compare.py "$data" --param SK --base 0
-  python3 scripts/sweep_best.py "$data" --top 8
-} 2>&1 | tee "$out/compare.txt"
-python3 scripts/device/cublas.py --shapes variants/shapes/stream-k.txt 2>&1 | tee "$out/cublas.txt"
+  python3 scripts/param_compare.py "$out/$gpu-sk-tiles-f32.jsonl" --param SK --base 0
+  python3 scripts/sweep_best.py "$out/$gpu-sk-tiles-f32.jsonl" --top 8
+} 2>&1 > "$out/compare.txt"
+python3 scripts/device/cublas.py --shapes variants/shapes/stream-k.txt > "$out/cublas.txt" 2>&1
+sweep variants/shapes/train.txt sk-set --sample 0 --variants-from .device/set-sk.jsonl.gz
+sweep variants/shapes/unseen.txt sk-set-unseen --sample 0 --variants-from .device/set-sk.jsonl.gz
+gzip -f "$out"/*.jsonl
+ls -la "$out"

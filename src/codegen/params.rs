@@ -531,11 +531,13 @@ const FEW_GROUPS_MIN_DEPTH: usize = 128;
 /// a grid, whose adds into C its work-groups' shares would not outweigh.
 const STREAM_K_MIN_STEPS: usize = 8;
 
-/// The share, in percent, of a grid's waves of work-groups that its tiles must fill for a variant
-/// with SK > 0 to launch the grid rather than stream-K. On an H100 (2026-11-26, the set's 128 x 128
-/// tile, SK = 2 against SK = 0 on 24 shapes; docs/PERFORMANCE.md) stream-K ran at 0.86-0.92x
-/// where the grid filled 87-99 % of its waves and at 1.02-2.26x where it filled 27-76 %.
-const STREAM_K_BELOW_FILL_PERCENT: usize = 80;
+/// The share, in percent, of a grid's waves of work-groups that its tiles must fill, at some
+/// occupancy from 1 to SK work-groups per compute unit, for a variant with SK > 0 to launch the
+/// grid rather than stream-K. On an H100 (2026-11-26, the set's 128 x 128 tile, one work-group per
+/// compute unit, with SK = 2 always streaming against SK = 0 on 24 shapes; docs/PERFORMANCE.md)
+/// stream-K ran at 1.10-3.15x where the grid filled 27-81 % of its waves at one work-group per
+/// unit, at 1.02x at 87 %, and at 0.89-0.94x at 93-97 %.
+const STREAM_K_BELOW_FILL_PERCENT: usize = 85;
 
 impl Geometry {
     /// Splits of K for an M x N x K problem of `batch` products on a device of `compute_units` that
@@ -575,15 +577,18 @@ impl Geometry {
 
     /// The work-groups of a stream-K launch of `batch` M x N x K products on a device of
     /// `compute_units`, or `None` to launch one work-group per tile. With SK > 0 that is SK per
-    /// compute unit, where a grid of them would fill less than [`STREAM_K_BELOW_FILL_PERCENT`] of its
-    /// waves (its last wave mostly idle) and each gets at least [`STREAM_K_MIN_STEPS`] steps of K.
+    /// compute unit, where a grid would fill less than [`STREAM_K_BELOW_FILL_PERCENT`] of its waves
+    /// (its last wave mostly idle) whether 1, 2, ... or SK work-groups run per compute unit (the
+    /// occupancy is not known to the host), and each gets at least [`STREAM_K_MIN_STEPS`] steps of K.
     pub fn stream_k_groups(&self, m: usize, n: usize, k: usize, batch: usize, compute_units: usize) -> Option<usize> {
         let groups = self.stream_k * compute_units;
         if groups == 0 {
             return None;
         }
         let tiles = m.div_ceil(self.tile[0]) * n.div_ceil(self.tile[1]) * batch;
-        let fills_its_waves = tiles * 100 >= tiles.div_ceil(groups) * groups * STREAM_K_BELOW_FILL_PERCENT;
+        let fills_waves_of = |wave: usize| tiles * 100 >= tiles.div_ceil(wave) * wave * STREAM_K_BELOW_FILL_PERCENT;
+        let occupancies = std::iter::successors(Some(1), |j| Some(j * 2)).take_while(|&j| j <= self.stream_k);
+        let fills_its_waves = occupancies.into_iter().any(|j| fills_waves_of(j * compute_units));
         let enough_steps = tiles * k.div_ceil(self.k_step) >= groups * STREAM_K_MIN_STEPS;
         (!fills_its_waves && enough_steps).then_some(groups)
     }
@@ -749,17 +754,19 @@ mod tests {
         let g = v.geometry();
         // 64 x 64 tiles, KWG 16, 2 x 132 = 264 work-groups.
         let sk = |m, n, k, batch| g.stream_k_groups(m, n, k, batch, 132);
-        assert_eq!(sk(768, 768, 3072, 1), Some(264), "144 tiles: one wave, 55 % full");
+        assert_eq!(sk(768, 768, 3072, 1), Some(264), "144 tiles: one wave of 264, 55 % full, two of 132, 55 %");
         assert_eq!(sk(2048, 2048, 2048, 1), None, "1024 tiles: 4 waves, 97 % full");
-        assert_eq!(sk(2048, 2240, 2048, 1), None, "1120 tiles: 5 waves, 85 % full");
-        assert_eq!(sk(2048, 1600, 2048, 1), Some(264), "800 tiles: 4 waves, 76 % full");
+        assert_eq!(sk(2048, 2240, 2048, 1), None, "1120 tiles: 5 waves of 264, 85 % full");
+        assert_eq!(sk(1280, 1280, 2048, 1), Some(264), "400 tiles: 2 waves of 264 or 4 of 132, 76 % full");
+        assert_eq!(sk(2048, 1600, 2048, 1), None, "800 tiles: 4 waves of 264, 76 % full, but 7 of 132, 87 %");
+        assert_eq!(sk(1536, 1024, 2048, 1), None, "384 tiles: 2 waves of 264, 73 % full, but 3 of 132, 97 %");
         assert_eq!(sk(4096, 4096, 64, 1), None, "4096 tiles: 16 waves, 97 % full");
         assert_eq!(sk(64, 64, 16384, 1), None, "one tile of 1024 steps: fewer than 8 steps each");
         assert_eq!(sk(64, 64, 65536, 1), Some(264), "one tile of 4096 steps");
-        assert_eq!(sk(256, 256, 2048, 8), Some(264), "the batch counts as tiles");
+        assert_eq!(sk(256, 256, 2048, 5), Some(264), "the batch counts as tiles: 80 of them");
         assert_eq!(sk(256, 256, 2048, 33), None, "528 tiles: 2 waves, full");
         assert_eq!(g.stream_k_groups(100, 100, 100, 1, 2), None, "two compute units: 4 tiles fill 4 work-groups");
-        assert_eq!(g.stream_k_groups(100, 60, 1000, 1, 2), Some(4), "two compute units: 2 tiles of 63 steps");
+        assert_eq!(g.stream_k_groups(60, 60, 1000, 1, 2), Some(4), "two compute units: one tile of 63 steps");
         v.params.insert("KSPLIT".into(), 0);
         assert_eq!(v.validate().unwrap_err().field, "SK == 0 || KSPLIT == 1");
     }
