@@ -5,9 +5,10 @@ set, of the set with the candidate added, and of the set with the candidate repl
 of its family (median times; failures and unmeasured pairs count as 10x, as in selection).
 
 Usage: python3 scripts/candidate_gain.py --candidate CAND.jsonl.gz --data DATA... [--class nvidia-gpu]
-       [--weights variants/shapes/weights.txt]
+       [--weights variants/shapes/weights.txt] [--pick NAME=VALUE,...]
 The candidate is the first valid variant of CAND (a file of `sweep` records) with KSPLIT 1 if it
-has xgemm ones; DATA are the datasets the selection reads (CAND among them or not).
+has xgemm ones, or with `--pick` the first whose parameters have those values (a parameter a record
+omits takes its neutral value); DATA are the datasets the selection reads (CAND among them or not).
 """
 import argparse
 import gzip
@@ -63,10 +64,15 @@ def main():
     p.add_argument('--class', dest='device_class', default='nvidia-gpu')
     p.add_argument('--selected', default='variants/selected.json')
     p.add_argument('--weights')
+    p.add_argument('--pick', help='the candidate: the first variant of CAND with these parameter values')
     args = p.parse_args()
     weights = read_weights(args.weights)
     candidates = [k for row in load([args.candidate], args.device_class).values() for k in row]
-    candidate = next((k for k in candidates if dict(k[1]).get('KSPLIT', 1) == 1), candidates[0])
+    if args.pick:
+        wanted = {n: int(v) for n, v in (kv.split('=') for kv in args.pick.split(','))}
+        candidate = next(k for k in candidates if all(dict(k[1]).get(n) == v for n, v in wanted.items()))
+    else:
+        candidate = next((k for k in candidates if dict(k[1]).get('KSPLIT', 1) == 1), candidates[0])
     times = load(args.data + [args.candidate], args.device_class)
     members = [key(v['family'], v['params']) for v in json.load(open(args.selected))['variants']]
     members = [k for k in members if any(k in row for row in times.values())]
