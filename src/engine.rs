@@ -295,12 +295,12 @@ impl CompiledVariant {
     }
 
     /// Launches the variant on a problem already checked by `gemm::validate`. A launch that splits
-    /// K (or runs stream-K) with compare-and-swap adds first enqueues C = beta * C, and the kernel waits for it, so the
-    /// returned event completes after both (its profiling times are the kernel's alone); with PTX
-    /// reductions it is one kernel, whose split 0 (the part with the tile's first step of K) releases
-    /// each tile's other splits (parts). Without
-    /// `want_event` the kernel is enqueued without an event where nothing here needs one, and the
-    /// returned event is null.
+    /// K (or runs stream-K) with compare-and-swap adds first enqueues C = beta * C, and the kernel
+    /// waits for it, so the returned event completes after both (its profiling times are the
+    /// kernel's alone); with PTX reductions it is one kernel, whose split 0 (for stream-K, the part
+    /// with the tile's first step of K) releases each tile's other parts. Without `want_event` the
+    /// kernel is enqueued without an event where nothing here needs one, and the returned event is
+    /// null.
     pub(crate) fn enqueue<T: Element>(
         &self,
         queue: cl_command_queue,
@@ -329,10 +329,8 @@ impl CompiledVariant {
             _ => *problem,
         };
         let g = &self.geometry;
-        let stream_k_groups = match &self.split {
-            Some(_) => g.stream_k_groups(p.m, p.n, p.k, p.batch, self.compute_units),
-            None => None,
-        };
+        let stream_k_groups =
+            self.split.as_ref().and_then(|_| g.stream_k_groups(p.m, p.n, p.k, p.batch, self.compute_units));
         let (splits, entries) = match &self.split {
             Some(split) if stream_k_groups.is_some() => (1, split),
             Some(split) => match g.splits_for(p.m, p.n, p.k, p.batch, self.compute_units, self.atomic_add) {
