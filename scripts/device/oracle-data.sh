@@ -7,4 +7,5 @@ ORACLE_DATA="${BENCH_DATA:-$(ls variants/data/h200-v2-f32.jsonl.gz variants/data
   variants/data/h200-v11-ksplit-set-f32.jsonl.gz variants/data/h200-v18-autosplit-f32.jsonl.gz \
   variants/data/h200-v16-db3-large-f32.jsonl.gz variants/data/h200-v17-db3-f32.jsonl.gz \
   variants/data/h200-v17-db3-skinny-f32.jsonl.gz variants/data/h200-v18-db3-f32.jsonl.gz \
-  variants/data/h200-v18-db3-skinny-f32.jsonl.gz variants/data/h200-v18-db3-large-f32.jsonl.gz | tr '\n' ' ')}"
+  variants/data/h200-v18-db3-skinny-f32.jsonl.gz variants/data/h200-v18-db3-large-f32.jsonl.gz \
+  variants/data/h200-v19-sk-v2-f32.jsonl.gz variants/data/h200-v19-sk-v2-ml-f32.jsonl.gz | tr '\n' ' ')}"
