@@ -15,7 +15,7 @@ import gzip
 import json
 import math
 
-from set_records import key
+from set_records import key, settings
 
 PENALTY = 10.0
 
@@ -69,7 +69,7 @@ def main():
     weights = read_weights(args.weights)
     candidates = [k for row in load([args.candidate], args.device_class).values() for k in row]
     if args.pick:
-        wanted = {n: int(v) for n, v in (kv.split('=') for kv in args.pick.split(','))}
+        wanted = settings(args.pick)
         candidate = next(k for k in candidates if all(dict(k[1]).get(n) == v for n, v in wanted.items()))
     else:
         candidate = next((k for k in candidates if dict(k[1]).get('KSPLIT', 1) == 1), candidates[0])

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Picks out the records of a sweep dataset (JSON Lines, .gz allowed) whose variant has a parameter
-value, NAME=VALUE (a parameter a record omits takes its neutral value, as in the tuner). Used when a
+"""Picks out the records of a sweep dataset (JSON Lines, .gz allowed) whose variant has parameter
+values NAME=VALUE,... (a parameter a record omits takes its neutral value, as in the tuner). Used when a
 host-side change makes those records stale (a new KSPLIT = 0 split rule, say): --variants and
 --shapes give `fewfit sweep --variants-from` and `--shapes` what to measure again, --rest the
 dataset without the stale records, so that the new measurements load beside it without conflict.
 
-Usage: python3 scripts/records_with.py DATA NAME=VALUE [--variants OUT.jsonl.gz] [--shapes OUT.txt]
+Usage: python3 scripts/records_with.py DATA NAME=VALUE[,...] [--variants OUT.jsonl.gz] [--shapes OUT.txt]
        [--rest OUT.jsonl.gz]
   --variants  one record of each such variant (gzipped)
   --shapes    the shapes of those records, `M N K` per line, sorted
@@ -15,32 +15,31 @@ import argparse
 import gzip
 import json
 
-from set_records import NEUTRAL
+from set_records import NEUTRAL, settings
 
 
-def matches(record, name, value):
-    """Whether the record's variant has NAME = VALUE, neutral defaults filled in."""
+def matches(record, wanted):
+    """Whether the record's variant has every NAME = VALUE of `wanted`, neutral defaults filled in."""
     variant = record['variant']
     params = dict(NEUTRAL.get(variant['kernel'], {}), **variant['params'])
-    return params.get(name) == value
+    return all(params.get(name) == value for name, value in wanted.items())
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument('data')
-    p.add_argument('assignment', metavar='NAME=VALUE')
+    p.add_argument('assignment', metavar='NAME=VALUE[,...]')
     p.add_argument('--variants')
     p.add_argument('--shapes')
     p.add_argument('--rest')
     args = p.parse_args()
-    name, value = args.assignment.split('=')
-    value = int(value)
+    wanted = settings(args.assignment)
     opener = gzip.open if args.data.endswith('.gz') else open
     with opener(args.data, 'rt') as src:
         lines = [line for line in src if line.strip()]
     chosen, rest = [], []
     for line in lines:
-        (chosen if matches(json.loads(line), name, value) else rest).append(line)
+        (chosen if matches(json.loads(line), wanted) else rest).append(line)
     variants, shapes = {}, set()
     for line in chosen:
         r = json.loads(line)
@@ -55,7 +54,7 @@ def main():
     if args.rest:
         with gzip.open(args.rest, 'wt') as dst:
             dst.writelines(rest)
-    print(f'{args.data}: {len(chosen)} records with {name}={value} ({len(variants)} variants, '
+    print(f'{args.data}: {len(chosen)} records with {args.assignment} ({len(variants)} variants, '
           f'{len(shapes)} shapes), {len(rest)} others')
 
 

@@ -20,6 +20,11 @@ import json
 NEUTRAL = {'xgemm': {'VWK': 1, 'DB': 0, 'KSPLIT': 1, 'SWZ': 0, 'SK': 0}, 'direct': {'VWD': 1, 'UKD': 1, 'RBR': 0}, 'panel': {}}
 
 
+def settings(text):
+    """{NAME: VALUE} of a `NAME=VALUE,...` argument."""
+    return {name: int(value) for name, value in (kv.split('=') for kv in text.split(','))}
+
+
 def key(kernel, params):
     full = dict(NEUTRAL.get(kernel, {}), **params)
     return kernel, tuple(sorted(full.items()))
@@ -34,6 +39,7 @@ def main():
     p.add_argument('--copy-with', action='append', default=[], metavar='NAME=VALUE,...',
                    help='also write a copy of each record with these parameters set')
     args = p.parse_args()
+    copies = [settings(text) for text in args.copy_with]
     wanted = {key(v['family'], v['params']) for v in json.load(open(args.selected))['variants']
               if args.kernel in (None, v['family'])}
     found = set()
@@ -47,9 +53,8 @@ def main():
                     if k in wanted and k not in found:
                         dst.write(line)
                         found.add(k)
-                        for setting in args.copy_with:
-                            params = dict(NEUTRAL.get(k[0], {}), **r['variant']['params'])
-                            changes = dict((n, int(v)) for n, v in (kv.split('=') for kv in setting.split(',')))
+                        params = dict(NEUTRAL.get(k[0], {}), **r['variant']['params'])
+                        for changes in copies:
                             if all(n in params for n in changes):
                                 copy = dict(r, variant=dict(r['variant'], params=dict(params, **changes)))
                                 dst.write(json.dumps(copy) + '\n')

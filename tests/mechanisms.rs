@@ -101,7 +101,7 @@ fn variants() -> Vec<Variant> {
         // Chosen per launch: the deep-K shapes split, the others store C directly.
         xgemm(&[("KSPLIT", 0)]),
         xgemm(&[("KSPLIT", 0), ("DB", 1), ("VWK", 4)]),
-        // Stream-K: two or four work-groups per compute unit share the tiles' steps of K, a tile
+        // Stream-K: one or four work-groups per compute unit share the tiles' steps of K, a tile
         // split between them added into C.
         xgemm(&[("SK", 1), ("DB", 1), ("VWK", 4)]),
         xgemm(&[("SK", 4), ("DB", 3), ("VWM", 1)]),

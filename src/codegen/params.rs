@@ -588,7 +588,7 @@ impl Geometry {
         let tiles = m.div_ceil(self.tile[0]) * n.div_ceil(self.tile[1]) * batch;
         let fills_waves_of = |wave: usize| tiles * 100 >= tiles.div_ceil(wave) * wave * STREAM_K_BELOW_FILL_PERCENT;
         let occupancies = std::iter::successors(Some(1), |j| Some(j * 2)).take_while(|&j| j <= self.stream_k);
-        let fills_its_waves = occupancies.into_iter().any(|j| fills_waves_of(j * compute_units));
+        let fills_its_waves = occupancies.map(|j| j * compute_units).any(fills_waves_of);
         let enough_steps = tiles * k.div_ceil(self.k_step) >= groups * STREAM_K_MIN_STEPS;
         (!fills_its_waves && enough_steps).then_some(groups)
     }
