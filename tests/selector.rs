@@ -1,5 +1,6 @@
 //! The generated `select_*` functions agree with a plain interpreter of the same JSON trees on
-//! shapes drawn from a grid that straddles every threshold, and `explain` reports the same path.
+//! shapes drawn from a grid that straddles every threshold and on the listed shapes, which reach
+//! every leaf, and `explain` reports the same path.
 
 use fewfit::codegen::tree::Node;
 use fewfit::codegen::ShapeFeatures;
@@ -30,9 +31,34 @@ fn grid_values() -> Vec<u64> {
     values
 }
 
+/// The shapes of every list in variants/shapes/ (those the trees were trained on among them), each
+/// as given and with M and N swapped (the kernel's view of a row-major call): the trees' leaves are
+/// regions of these shapes, which a grid of single thresholds need not reach.
+fn listed_shapes() -> Vec<(u64, u64, u64)> {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/variants/shapes");
+    let mut shapes = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("variants/shapes") {
+        let text = std::fs::read_to_string(entry.expect("a shape list").path()).expect("a readable shape list");
+        for line in text.lines() {
+            let fields: Vec<u64> = line
+                .split('#')
+                .next()
+                .unwrap_or("")
+                .split_whitespace()
+                .take(3)
+                .filter_map(|f| f.parse().ok())
+                .collect();
+            if let [m, n, k] = fields[..] {
+                shapes.extend([(m, n, k), (n, m, k)]);
+            }
+        }
+    }
+    shapes
+}
+
 /// The shapes to check: every grid value in each of M, N and K, each beside random partners from
 /// the grid, then random triples of grid values (the whole cube grows as the cube of the trees'
-/// thresholds: half a billion shapes for the 2026-11-26 trees).
+/// thresholds: half a billion shapes for the 2026-11-26 trees), then the listed shapes.
 fn grid_shapes(values: &[u64]) -> Vec<(u64, u64, u64)> {
     let mut rng = StdRng::seed_from_u64(7);
     let mut any = || values[rng.gen_range(0..values.len())];
@@ -45,6 +71,7 @@ fn grid_shapes(values: &[u64]) -> Vec<(u64, u64, u64)> {
     for _ in 0..100_000 {
         shapes.push((any(), any(), any()));
     }
+    shapes.extend(listed_shapes());
     shapes
 }
 
@@ -54,6 +81,7 @@ fn generated_selectors_match_the_interpreter() {
     for class in DeviceClass::ALL {
         let select = class.selector();
         let tree = selection::tree(class);
+        let mut leaves_reached = std::collections::BTreeSet::new();
         for &(m, n, k) in &shapes {
             let f = ShapeFeatures::new(m, n, k);
             let generated = select(&f);
@@ -62,9 +90,17 @@ fn generated_selectors_match_the_interpreter() {
             let e = explain(class, f);
             assert_eq!(e.variant, generated);
             assert_eq!(e.path, interpreted.path);
+            leaves_reached.insert(interpreted.leaf);
         }
+        // The comparison covers every leaf of the tree, so no branch of the generated code goes untested.
+        let leaves = tree.leaf_variants().len();
+        assert_eq!(
+            leaves_reached.len(),
+            leaves,
+            "class {class}: the grid reaches {} of {leaves} leaves",
+            leaves_reached.len()
+        );
     }
-    assert!(shapes.len() > 100_000, "only {} shapes checked", shapes.len());
 }
 
 #[test]

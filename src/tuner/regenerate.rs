@@ -153,7 +153,12 @@ pub fn shipped_set(
             "Selected by `fewfit` ({} method, at most {} variants, {}) from {}; {}.",
             options.method.name(),
             options.max_configs,
-            options.max_per_class.map_or("no per-class limit".into(), |k| format!("at most {k} per device class")),
+            options.max_per_class.map_or("no per-class limit".into(), |k| format!("at most {k} per device class"))
+                + &options
+                    .class_limits
+                    .iter()
+                    .map(|(class, k)| format!(", at most {k} for {class}"))
+                    .collect::<String>(),
             source,
             classes.join(", ")
         ),

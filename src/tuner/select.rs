@@ -170,6 +170,9 @@ pub struct SelectOptions {
     pub max_configs: usize,
     /// The most configurations any one device class may use (8 in fewfit); `None` for no limit.
     pub max_per_class: Option<usize>,
+    /// Lower limits for named device classes (class → most configurations it may use), so that a
+    /// class keeps the slots of the total that its own problems would otherwise give up to another.
+    pub class_limits: BTreeMap<String, usize>,
     /// The objective.
     pub objective: Objective,
     /// The seed of the randomised methods (k-means).
@@ -182,6 +185,7 @@ impl Default for SelectOptions {
             method: Method::Greedy,
             max_configs: 12,
             max_per_class: Some(8),
+            class_limits: BTreeMap::new(),
             objective: Objective::Geomean,
             seed: 42,
         }
@@ -277,13 +281,14 @@ impl Stats {
 /// Chooses at most `options.max_configs` configurations on some rows of the matrix (all rows for
 /// `None`, the training split's rows typically).
 ///
-/// The per-class limit: when `max_per_class` is below `max_configs`, the method runs on each
-/// device class's problems alone with the class budget, and the union is kept if it fits. If it
-/// does not, configurations are removed from the union one at a time, each time the one whose
-/// removal costs least, where a candidate union is scored by letting each class pick its best
-/// subset of the class budget from it (greedy with swaps). Selecting per class first keeps each
-/// class as good as the method makes it alone; the elimination trades between classes only when
-/// the total budget binds. The final per-class subsets of an eliminated union come from greedy.
+/// The per-class limit: when `max_per_class` is below `max_configs` or `class_limits` names a class,
+/// the method runs on each device class's problems alone with the class's budget (its
+/// `class_limits` entry, at most `max_per_class`), and the union is kept if it fits. If it does
+/// not, configurations are removed from the union one at a time, each time the one whose removal
+/// costs least, where a candidate union is scored by letting each class pick its best subset of its
+/// budget from it (greedy with swaps). Selecting per class first keeps each class as good as the
+/// method makes it alone; the elimination trades between classes only when the total budget binds.
+/// The final per-class subsets of an eliminated union come from greedy.
 pub fn select(matrix: &Matrix, rows: Option<&[usize]>, options: &SelectOptions) -> Result<SelectedSet> {
     if options.max_configs == 0 {
         return Err(Error::Invalid("the number of configurations to select must be at least 1".into()));
@@ -291,25 +296,29 @@ pub fn select(matrix: &Matrix, rows: Option<&[usize]>, options: &SelectOptions) 
     if options.max_per_class == Some(0) {
         return Err(Error::Invalid("the per-class limit must be at least 1".into()));
     }
+    if let Some((class, _)) = options.class_limits.iter().find(|(_, &limit)| limit == 0) {
+        return Err(Error::Invalid(format!("the limit of device class `{class}` must be at least 1")));
+    }
     let all = Problems::new(matrix, rows, &options.objective)?;
     let pool: Vec<usize> = (0..matrix.configs.len()).collect();
     let mut classes: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for &row in &all.rows {
         classes.entry(matrix.devices[matrix.problems[row].device].class.clone()).or_default().push(row);
     }
-    let per_class_limit = options.max_per_class.filter(|&m| m < options.max_configs);
-    let Some(class_budget) = per_class_limit else {
+    let default_budget = options.max_per_class.map_or(options.max_configs, |m| m.min(options.max_configs));
+    if default_budget == options.max_configs && options.class_limits.is_empty() {
         let set = run_method(&all, &pool, options.max_configs, options)?;
         let per_class = classes.keys().map(|c| (c.clone(), set.clone())).collect();
         return Ok(finish(&all, set, per_class));
-    };
+    }
+    let budget = |class: &str| options.class_limits.get(class).map_or(default_budget, |&l| l.min(default_budget));
     let class_problems: Vec<(String, Problems)> = classes
         .iter()
         .map(|(c, r)| Ok((c.clone(), Problems::new(matrix, Some(r), &options.objective)?)))
         .collect::<Result<_>>()?;
     let mut per_class = BTreeMap::new();
     for (class, problems) in &class_problems {
-        per_class.insert(class.clone(), run_method(problems, &pool, class_budget, options)?);
+        per_class.insert(class.clone(), run_method(problems, &pool, budget(class), options)?);
     }
     let union: BTreeSet<usize> = per_class.values().flatten().copied().collect();
     if union.len() <= options.max_configs {
@@ -317,7 +326,7 @@ pub fn select(matrix: &Matrix, rows: Option<&[usize]>, options: &SelectOptions) 
     }
     let mut union: Vec<usize> = union.into_iter().collect();
     let assign = |set: &[usize]| -> BTreeMap<String, Vec<usize>> {
-        class_problems.iter().map(|(c, p)| (c.clone(), greedy(p, set, class_budget))).collect()
+        class_problems.iter().map(|(c, p)| (c.clone(), greedy(p, set, budget(c)))).collect()
     };
     while union.len() > options.max_configs {
         let mut best: Option<(usize, Score)> = None;
@@ -1027,8 +1036,17 @@ pub(crate) mod tests {
         assert_eq!(s.per_class["b"], vec![1, 2]);
         let expected = (1.5f64).powf(0.25);
         assert!((s.score.slowdown - expected).abs() < 1e-12, "{:?}", s);
-        let loose = select(&m, None, &SelectOptions { max_configs: 4, ..opts }).unwrap();
+        let loose = select(&m, None, &SelectOptions { max_configs: 4, ..opts.clone() }).unwrap();
         assert_eq!(loose.per_class["b"], vec![2, 3]);
+        // Class a limited to 1 keeps config 0 alone (2 of its problems at 9x and 1x: 3x geomean),
+        // and class b gets both of its own.
+        let limits = BTreeMap::from([("a".to_string(), 1)]);
+        let limited = select(&m, None, &SelectOptions { class_limits: limits, ..opts.clone() }).unwrap();
+        assert_eq!(limited.per_class["a"].len(), 1);
+        assert_eq!(limited.per_class["b"], vec![2, 3]);
+        assert_eq!(limited.configs.len(), 3);
+        let zero = BTreeMap::from([("b".to_string(), 0)]);
+        assert!(matches!(select(&m, None, &SelectOptions { class_limits: zero, ..opts }), Err(Error::Invalid(_))));
     }
 
     #[test]

@@ -62,6 +62,9 @@ enum Command {
         /// At most this many variants used per device class.
         #[arg(long, default_value_t = 8)]
         per_class: usize,
+        /// A lower limit for one device class (`CLASS=N`, repeatable), e.g. `cpu=4`.
+        #[arg(long, value_parser = parse_assignment)]
+        class_limit: Vec<(String, u32)>,
         /// Methods to run: greedy, kmeans, tree, exhaustive.
         #[arg(long, num_args = 1.., default_values_t = vec!["greedy".to_string(), "kmeans".to_string(), "tree".to_string()])]
         method: Vec<String>,
@@ -157,6 +160,10 @@ struct RegenerateArgs {
     /// At most this many variants used per device class.
     #[arg(long, default_value_t = 8)]
     per_class: usize,
+    /// A lower limit for one device class (`CLASS=N`, repeatable), e.g. `cpu=4`: that class keeps to
+    /// N variants, leaving the rest of the set to the others.
+    #[arg(long, value_parser = parse_assignment)]
+    class_limit: Vec<(String, u32)>,
     /// The selection method: greedy, kmeans, tree, exhaustive.
     #[arg(long, default_value = "greedy")]
     method: String,
@@ -279,7 +286,18 @@ fn run(cli: Cli) -> Result<()> {
             println!("imported {} records from {} files into {}", set.records.len(), files.len(), out.display());
             Ok(())
         }
-        Command::Select { data, k, per_class, method, test_fraction, seed, shape_weights, fleet, write } => {
+        Command::Select {
+            data,
+            k,
+            per_class,
+            class_limit,
+            method,
+            test_fraction,
+            seed,
+            shape_weights,
+            fleet,
+            write,
+        } => {
             let mut matrix = load_matrix(&data)?;
             if write.is_some() {
                 let own: Vec<usize> =
@@ -291,6 +309,7 @@ fn run(cli: Cli) -> Result<()> {
             let options = select::SelectOptions {
                 max_configs: k,
                 max_per_class: Some(per_class),
+                class_limits: class_limits(&class_limit),
                 objective: objective(shape_weights.as_deref(), fleet.as_deref())?,
                 seed,
                 ..Default::default()
@@ -397,6 +416,7 @@ fn run_regenerate(mut args: RegenerateArgs) -> Result<()> {
             method: args.method.parse()?,
             max_configs: args.k,
             max_per_class: Some(args.per_class),
+            class_limits: class_limits(&args.class_limit),
             objective: objective.clone(),
             seed: args.seed,
         },
@@ -470,6 +490,11 @@ fn parse_assignment(text: &str) -> std::result::Result<(String, u32), String> {
     let (name, value) = text.split_once('=').ok_or_else(|| format!("`{text}`: expected NAME=VALUE"))?;
     let value = value.parse().map_err(|_| format!("`{text}`: the value must be a non-negative integer"))?;
     Ok((name.to_string(), value))
+}
+
+/// The per-class limits of `--class-limit CLASS=N` arguments (the last one of a class wins).
+fn class_limits(args: &[(String, u32)]) -> std::collections::BTreeMap<String, usize> {
+    args.iter().map(|(class, limit)| (class.clone(), *limit as usize)).collect()
 }
 
 fn load_matrix(data: &[PathBuf]) -> Result<fewfit::tuner::dataset::Matrix> {
