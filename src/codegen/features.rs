@@ -34,6 +34,13 @@ pub struct ShapeFeatures {
     pub m_per_n_1024: u64,
     /// Output tiles of 64×64 covering C: ⌈M/64⌉·⌈N/64⌉, the work-groups of a mid-tile kernel.
     pub tiles_64: u64,
+    /// The area of C's 128×128 tiles per area of its 64×64 tiles, in 1/1024ths: 4096·tiles_128 /
+    /// tiles_64. 1024 when 128-wide tiles pad C no more than 64-wide ones (M and N multiples of 128,
+    /// or large); more where they waste a part of a tile row the smaller ones do not (1228 for
+    /// 4096×300, whose 128-wide tiles cover 384 columns and 64-wide ones 320).
+    pub area_128_per_64_1024: u64,
+    /// The area of C's 64×64 tiles per area of its 32×32 tiles, in 1/1024ths: 4096·tiles_64 / tiles_32.
+    pub area_64_per_32_1024: u64,
 }
 
 /// Tiles of `t`×`t` covering an `m`×`n` C: ⌈m/t⌉·⌈n/t⌉.
@@ -43,7 +50,7 @@ fn tiles(m: u64, n: u64, t: u64) -> u64 {
 
 impl ShapeFeatures {
     /// The number of features.
-    pub const COUNT: usize = 12;
+    pub const COUNT: usize = 14;
 
     /// The names of the features, in a stable order: the names trees may split on.
     pub const NAMES: [&'static str; Self::COUNT] = [
@@ -59,11 +66,14 @@ impl ShapeFeatures {
         "tiles_32",
         "m_per_n_1024",
         "tiles_64",
+        "area_128_per_64_1024",
+        "area_64_per_32_1024",
     ];
 
     /// The features of an M×N×K problem.
     pub fn new(m: u64, n: u64, k: u64) -> ShapeFeatures {
         let mn = m.saturating_mul(n);
+        let (tiles_128, tiles_64, tiles_32) = (tiles(m, n, 128), tiles(m, n, 64), tiles(m, n, 32));
         ShapeFeatures {
             m,
             n,
@@ -73,10 +83,12 @@ impl ShapeFeatures {
             min_mn: m.min(n),
             max_mn: m.max(n),
             k_per_mn_1024: k.saturating_mul(1024) / mn.max(1),
-            tiles_128: tiles(m, n, 128),
-            tiles_32: tiles(m, n, 32),
+            tiles_128,
+            tiles_32,
             m_per_n_1024: m.saturating_mul(1024) / n.max(1),
-            tiles_64: tiles(m, n, 64),
+            tiles_64,
+            area_128_per_64_1024: tiles_128.saturating_mul(4096) / tiles_64.max(1),
+            area_64_per_32_1024: tiles_64.saturating_mul(4096) / tiles_32.max(1),
         }
     }
 
@@ -95,6 +107,8 @@ impl ShapeFeatures {
             self.tiles_32,
             self.m_per_n_1024,
             self.tiles_64,
+            self.area_128_per_64_1024,
+            self.area_64_per_32_1024,
         ]
     }
 
@@ -148,6 +162,19 @@ mod tests {
         assert_eq!(ShapeFeatures::new(1, 1, 1).tiles_128, 1);
         assert_eq!(g.get("tiles_128"), Some(6));
         assert_eq!(g.get("m_per_n_1024"), Some(g.m_per_n_1024));
+    }
+
+    #[test]
+    fn tile_area_features() {
+        // 4096 x 300: 32 x 3 tiles of 128 (384 columns), 64 x 5 of 64 (320), 128 x 10 of 32 (320).
+        let f = ShapeFeatures::new(4096, 300, 1);
+        assert_eq!(f.area_128_per_64_1024, 4096 * 96 / 320);
+        assert_eq!(f.area_64_per_32_1024, 1024);
+        assert_eq!(ShapeFeatures::new(4096, 256, 1).area_128_per_64_1024, 1024);
+        // C inside one tile of each size: the larger tile's area over the smaller one's.
+        let one = ShapeFeatures::new(20, 20, 1);
+        assert_eq!((one.area_128_per_64_1024, one.area_64_per_32_1024), (4096, 4096));
+        assert_eq!(ShapeFeatures::new(0, 7, 1).area_128_per_64_1024, 0);
     }
 
     #[test]
