@@ -305,6 +305,13 @@ pub fn select(matrix: &Matrix, rows: Option<&[usize]>, options: &SelectOptions) 
     for &row in &all.rows {
         classes.entry(matrix.devices[matrix.problems[row].device].class.clone()).or_default().push(row);
     }
+    if let Some(class) = options.class_limits.keys().find(|&c| !classes.contains_key(c)) {
+        let known: Vec<&str> = classes.keys().map(String::as_str).collect();
+        return Err(Error::Invalid(format!(
+            "a limit names device class `{class}`, which the data does not hold (it holds {})",
+            known.join(", ")
+        )));
+    }
     let default_budget = options.max_per_class.map_or(options.max_configs, |m| m.min(options.max_configs));
     if default_budget == options.max_configs && options.class_limits.is_empty() {
         let set = run_method(&all, &pool, options.max_configs, options)?;
@@ -1046,7 +1053,12 @@ pub(crate) mod tests {
         assert_eq!(limited.per_class["b"], vec![2, 3]);
         assert_eq!(limited.configs.len(), 3);
         let zero = BTreeMap::from([("b".to_string(), 0)]);
-        assert!(matches!(select(&m, None, &SelectOptions { class_limits: zero, ..opts }), Err(Error::Invalid(_))));
+        assert!(matches!(
+            select(&m, None, &SelectOptions { class_limits: zero, ..opts.clone() }),
+            Err(Error::Invalid(_))
+        ));
+        let unknown = BTreeMap::from([("c".to_string(), 1)]);
+        assert!(matches!(select(&m, None, &SelectOptions { class_limits: unknown, ..opts }), Err(Error::Invalid(_))));
     }
 
     #[test]
