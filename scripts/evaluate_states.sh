@@ -10,9 +10,11 @@ set -euo pipefail
 root=$(pwd)
 fewfit="$root/target/release/fewfit"
 d="$root/variants/data"
+# The H200 training datasets: the list the peer bench's oracle reads (BENCH_DATA cleared so that it is that list).
+BENCH_DATA='' source scripts/device/oracle-data.sh
 group() {
   case "$1" in
-    h200-train) ls "$d"/h200-v{2,2-ml,3-skinny,4-mid,4-xgemm,5-rbr-decode,5-rbr,11-ksplit,11-ksplit-set,18-autosplit,16-db3-large,17-db3,17-db3-skinny,18-db3,18-db3-skinny,18-db3-large,19-sk-v2,19-sk-v2-ml}-f32.jsonl.gz ;;
+    h200-train) for f in $ORACLE_DATA; do echo "$root/$f"; done ;;
     h200-tree-only) ls "$d"/h200-v{13,17-db3,18-db3,19-sk-v13,20-ksplit0-128x32}-{trees,tree-dense}-f32.jsonl.gz ;;
     h200-holdout) ls "$d"/h200-v{2,3-skinny,4-mid,4-xgemm,5-rbr,11-ksplit,11-ksplit-set,18-autosplit,17-db3,17-db3-skinny,18-db3,18-db3-skinny,19-sk-v2}-unseen-f32.jsonl.gz ;;
     cpu-train) ls "$d"/pocl-spr2-f32.jsonl.gz "$d"/pocl-zen4-f32.jsonl.gz "$d"/pocl-zen4-ln32-f32.jsonl.gz ;;
