@@ -12,7 +12,10 @@
 //   partial sums along K, added up at the end.
 // K runs in slices of KC (outer-product form). Edge blocks read rows and columns clamped to the last one inside C and store only what lies inside;
 // a K tail shorter than VW runs scalar. Any M, N, K works; nothing is padded or copied. C is addressed
-// through a row and a column stride.
+// through a row and a column stride. Groups, taken by the runtime in the order of their linear id,
+// are mapped to blocks of C in bands of BAND group rows: down a band's column of groups (they share
+// B's panel), then to the band's next column (the band's A panels, still in the caches).
+#define BAND 4
 #define BM (MV * VW)
 #define SR 4
 #define SC ((NR % 4 == 0) ? 4 : (NR % 2 == 0) ? 2 : 1)
@@ -187,8 +190,13 @@ void panel_a{{ a }}_b{{ b }}(const int M, const int N, const int K, const real a
                    __global real* C, const int c_off, const int c_rs, const int c_cs,
                    const int a_bs, const int b_bs, const int c_bs) {
     const int batch = get_global_id(2);
-    const int i0 = get_global_id(0) * BM;
-    const int j0 = get_global_id(1) * NR;
+    // The group's block: the linear id's place in its band of BAND group rows (see the top).
+    const int groups_m = get_num_groups(0), groups_n = get_num_groups(1);
+    const int linear = get_group_id(0) + get_group_id(1) * groups_m;
+    const int band = linear / (BAND * groups_n), first_m = band * BAND, rows = min(BAND, groups_m - first_m);
+    const int in_band = linear - band * BAND * groups_n;
+    const int i0 = ((first_m + in_band % rows) * LM + get_local_id(0)) * BM;
+    const int j0 = ((in_band / rows) * LN + get_local_id(1)) * NR;
     A += a_off + batch * a_bs;
     B += b_off + batch * b_bs;
     C += c_off + batch * c_bs;
