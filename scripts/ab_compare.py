@@ -2,7 +2,8 @@
 """Compares two sweeps of the same variants and shapes, BEFORE and AFTER a kernel change: per shape,
 the fastest variant of each and its median time, and the geometric mean of before / after over that
 shape's pairs per kernel family (> 1: faster after; a family the change did not touch shows the
-run-to-run drift). Parameters a record omits take their neutral value (set_records.py).
+run-to-run drift); then those geomeans over all shapes, and that of the per-shape best. Parameters a
+record omits take their neutral value (set_records.py).
 
 Usage: python3 scripts/ab_compare.py BEFORE.jsonl[.gz] AFTER.jsonl[.gz]
 """
@@ -44,6 +45,7 @@ def main():
     before, after = times(args.before), times(args.after)
     shapes = sorted({s for _, s in before} & {s for _, s in after})
     all_ratios = collections.defaultdict(list)
+    best_ratios = []
     print('| M x N x K | best before (µs) | best after (µs) | before / after | family: geomean before / after (pairs) | fastest after |')
     print('|---|---|---|---|---|---|')
     for s in shapes:
@@ -54,11 +56,15 @@ def main():
             fam[v[0]].append(b[v] / a[v])
             all_ratios[v[0]].append(b[v] / a[v])
         best_b, best_a = min(b.values()), min(a.values())
+        best_ratios.append(best_b / best_a)
         fastest = min(a, key=a.get)
         per_family = ', '.join(f'{f}: {geomean(r):.3f} ({len(r)})' for f, r in sorted(fam.items()))
         print(f'| {s[0]}x{s[1]}x{s[2]} | {best_b * 1e3:.1f} | {best_a * 1e3:.1f} | {best_b / best_a:.3f} | {per_family} | `{label(fastest)}` |')
     for f, r in sorted(all_ratios.items()):
         print(f'all shapes, {f}: geomean before / after {geomean(r):.3f} over {len(r)} pairs')
+    if best_ratios:
+        print(f'all shapes, best of each: geomean before / after {geomean(best_ratios):.3f} over {len(best_ratios)} shapes '
+              f'({min(best_ratios):.3f}-{max(best_ratios):.3f})')
 
 
 if __name__ == '__main__':
