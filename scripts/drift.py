@@ -16,13 +16,13 @@ import math
 from set_records import key
 
 
-def times(path):
-    """(variant key, m, n, k) -> median ms of the valid records of one dataset."""
+def times(path, stat='median_ms'):
+    """(variant key, m, n, k) -> the `stat` time (median_ms or min_ms) of the valid records of one dataset."""
     out = {}
     for line in gzip.open(path, 'rt'):
         r = json.loads(line)
-        if r.get('valid') and r['times']['median_ms'] > 0:
-            out[(key(r['variant']['kernel'], r['variant']['params']), r['m'], r['n'], r['k'])] = r['times']['median_ms']
+        if r.get('valid') and r['times'][stat] > 0:
+            out[(key(r['variant']['kernel'], r['variant']['params']), r['m'], r['n'], r['k'])] = r['times'][stat]
     return out
 
 
