@@ -174,3 +174,44 @@ __kernel void scale_c(const int M, const int N, const real beta,
     }
 }
 {%- endmacro scale_kernel %}
+
+{% macro atomic_add() -%}
+// atomic_add_real(p, v): *p += v atomically, where the device can (ATOMIC_ADD_REAL is then defined).
+#if defined(NVIDIA_PTX_RED)
+// By one PTX reduction (NVIDIA GPUs; the host passes -DNVIDIA_PTX_RED there): fire and forget,
+// where a compare-and-swap loop reads, waits and retries on every collision.
+#define ATOMIC_ADD_REAL
+#if PRECISION == 64
+inline void atomic_add_real(__global real* p, const real v) {
+    asm volatile("red.global.add.f64 [%0], %1;" :: "l"(p), "d"(v) : "memory");
+}
+#else
+inline void atomic_add_real(__global real* p, const real v) {
+    asm volatile("red.global.add.f32 [%0], %1;" :: "l"(p), "f"(v) : "memory");
+}
+#endif
+// Else by compare-and-swap on the bits (OpenCL 1.2 has no floating-point atomic add); in f64 only
+// where the host passes -DINT64_ATOMICS (the device has cl_khr_int64_base_atomics).
+#elif PRECISION == 64 && defined(INT64_ATOMICS)
+#define ATOMIC_ADD_REAL
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+inline void atomic_add_real(__global real* p, const real v) {
+    ulong old = as_ulong(*p);
+    for (;;) {
+        const ulong seen = atom_cmpxchg((volatile __global ulong*)p, old, as_ulong(as_double(old) + v));
+        if (seen == old) break;
+        old = seen;
+    }
+}
+#elif PRECISION == 32
+#define ATOMIC_ADD_REAL
+inline void atomic_add_real(__global real* p, const real v) {
+    uint old = as_uint(*p);
+    for (;;) {
+        const uint seen = atomic_cmpxchg((volatile __global uint*)p, old, as_uint(as_float(old) + v));
+        if (seen == old) break;
+        old = seen;
+    }
+}
+#endif
+{%- endmacro atomic_add %}

@@ -15,12 +15,16 @@
 // through a row and a column stride. Groups, taken by the runtime in the order of their linear id,
 // are mapped to blocks of C in bands of BAND group rows: down a band's column of groups (they share
 // B's panel), then to the band's next column (the band's A panels, still in the caches).
+// Where too few groups would fill the cores, the host splits K (launch dimension 2 runs batch x
+// k_splits): each split multiplies one range of K, in whole slices of KC, and adds alpha times its
+// product into C atomically, after the host has scaled C by beta.
 #define BAND 4
 #define BM (MV * VW)
 #define SR 4
 #define SC ((NR % 4 == 0) ? 4 : (NR % 2 == 0) ? 2 : 1)
 
 {{ macros::vector_helpers(dim="P", w=VW) }}
+{{ macros::atomic_add() }}
 // The sum of a vector's lanes.
 inline real hsum(const realP v) {
 {% if VW == 16 %}    const real8 h8 = v.lo + v.hi;
@@ -33,6 +37,13 @@ inline real hsum(const realP v) {
 
 // c = alpha * v + beta * c; C is not read when beta = 0.
 #define UPDATE(c, v) ((c) = (beta == ZERO) ? alpha * (v) : fma(alpha, (v), beta * (c)))
+// UPDATE, or where the launch splits K (`adds`), c += alpha * v atomically (C holds beta * C, and
+// the other splits add their parts).
+#if defined(ATOMIC_ADD_REAL)
+#define STORE(c, v) do { if (adds) { atomic_add_real(&(c), alpha * (v)); } else { UPDATE(c, v); } } while (0)
+#else
+#define STORE(c, v) UPDATE(c, v)
+#endif
 
 // One step k = p of the outer-product form: MV vectors of A's column p (whole vectors when
 // `rows_inside`, else element by element with zeros past M) times NR broadcast elements of B's row p.
@@ -54,10 +65,12 @@ inline real hsum(const realP v) {
     } \
 }
 
-// The outer-product form (A contiguous along M) on the block at (i0, j0). K runs in slices of KC with
-// a barrier after each, so the work-items of a group (run in turn on one core) share a slice of A's
-// and B's panels while it is in the caches. Work-items past the edge of C only join the barriers.
-inline void panel_outer(const int M, const int N, const int K, const real alpha, const real beta,
+// The outer-product form (A contiguous along M) on the block at (i0, j0) and the range kb..ke of K.
+// K runs in slices of KC with a barrier after each, so the work-items of a group (run in turn on one
+// core) share a slice of A's and B's panels while it is in the caches. Work-items past the edge of C
+// only join the barriers.
+inline void panel_outer(const int M, const int N, const int kb, const int ke, const bool adds,
+                        const real alpha, const real beta,
                         const __global real* restrict A, const int lda,
                         const __global real* restrict B, const int ldb, const int b_along_n,
                         __global real* C, const int c_rs, const int c_cs, const int i0, const int j0) {
@@ -79,8 +92,8 @@ inline void panel_outer(const int M, const int N, const int K, const real alpha,
     }
     const bool active = i0 < M && j0 < N;
     const bool rows_inside = i0 + BM <= M;
-    for (int k0 = 0; k0 < K; k0 += KC) {
-        const int k1 = min(K, k0 + KC);
+    for (int k0 = kb; k0 < ke; k0 += KC) {
+        const int k1 = min(ke, k0 + KC);
         if (active && rows_inside) {
             for (int p = k0; p < k1; p++) OUTER_STEP(true)
         } else if (active) {
@@ -88,7 +101,7 @@ inline void panel_outer(const int M, const int N, const int K, const real alpha,
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
-    if (!active) {
+    if (!active || kb >= ke) {
         return;
     }
     #pragma unroll
@@ -97,14 +110,14 @@ inline void panel_outer(const int M, const int N, const int K, const real alpha,
             #pragma unroll
             for (int v = 0; v < MV; v++) {
                 __global real* cp = C + (i0 + v * VW) * c_rs + (j0 + c) * c_cs;
-                if (rows_inside && c_rs == 1) {
+                if (rows_inside && c_rs == 1 && !adds) {
                     const realP r = alpha * acc[v][c];
                     VSTOREP((beta == ZERO) ? r : fma((realP)(beta), VLOADP(cp), r), cp);
                 } else {
                     real e[VW];
                     VSTOREP(acc[v][c], e);
                     for (int l = 0; l < VW && i0 + v * VW + l < M; l++) {
-                        UPDATE(cp[l * c_rs], e[l]);
+                        STORE(cp[l * c_rs], e[l]);
                     }
                 }
             }
@@ -112,8 +125,10 @@ inline void panel_outer(const int M, const int N, const int K, const real alpha,
     }
 }
 
-// The dot-product form (A contiguous along K) on the block at (i0, j0), SR x SC elements at a time.
-inline void panel_dot(const int M, const int N, const int K, const real alpha, const real beta,
+// The dot-product form (A contiguous along K) on the block at (i0, j0) and the range kb..ke of K,
+// SR x SC elements at a time.
+inline void panel_dot(const int M, const int N, const int kb, const int ke, const bool adds,
+                      const real alpha, const real beta,
                       const __global real* restrict A, const int lda,
                       const __global real* restrict B, const int ldb, const int b_along_n,
                       __global real* C, const int c_rs, const int c_cs, const int i0, const int j0) {
@@ -138,8 +153,8 @@ inline void panel_dot(const int M, const int N, const int K, const real alpha, c
                     acc[r][c] = (realP)(ZERO);
                 }
             }
-            int p = 0;
-            for (; p + VW <= K; p += VW) {
+            int p = kb;
+            for (; p + VW <= ke; p += VW) {
                 realP av[SR];
                 #pragma unroll
                 for (int r = 0; r < SR; r++) {
@@ -168,11 +183,11 @@ inline void panel_dot(const int M, const int N, const int K, const real alpha, c
                 #pragma unroll
                 for (int c = 0; c < SC; c++) {
                     real s = hsum(acc[r][c]);
-                    for (int q = p; q < K; q++) {
+                    for (int q = p; q < ke; q++) {
                         s = fma(ar[r][q], B_AT(q, jc[c]), s);
                     }
                     if (r0 + r < M && c0 + c < N) {
-                        UPDATE(C[(r0 + r) * c_rs + (c0 + c) * c_cs], s);
+                        STORE(C[(r0 + r) * c_rs + (c0 + c) * c_cs], s);
                     }
                 }
             }
@@ -181,15 +196,19 @@ inline void panel_dot(const int M, const int N, const int K, const real alpha, c
 }
 
 // One entry point per operand layout: am/ak = A contiguous along M/K, bk/bn = B along K/N.
-// Dimension 2 of the launch is the batch: item b reads A, B and C shifted by b * a_bs, b_bs, c_bs.
+// Dimension 2 of the launch is the batch times the splits of K: item b reads A, B and C shifted by
+// b * a_bs, b_bs, c_bs.
 {% for a in ["m", "k"] %}{% for b in ["k", "n"] %}
 __kernel __attribute__((reqd_work_group_size(LM, LN, 1)))
 void panel_a{{ a }}_b{{ b }}(const int M, const int N, const int K, const real alpha, const real beta,
                    const __global real* restrict A, const int a_off, const int lda,
                    const __global real* restrict B, const int b_off, const int ldb,
                    __global real* C, const int c_off, const int c_rs, const int c_cs,
-                   const int a_bs, const int b_bs, const int c_bs) {
-    const int batch = get_global_id(2);
+                   const int a_bs, const int b_bs, const int c_bs, const int k_splits) {
+    const int batch = get_global_id(2) / k_splits;
+    const int split = get_global_id(2) % k_splits;
+    const int k_chunk = ((K - 1) / (k_splits * KC) + 1) * KC;
+    const int kb = min(K, split * k_chunk), ke = min(K, kb + k_chunk);
     // The group's block: the linear id's place in its band of BAND group rows (see the top).
     const int groups_m = get_num_groups(0), groups_n = get_num_groups(1);
     const int linear = get_group_id(0) + get_group_id(1) * groups_m;
@@ -200,9 +219,11 @@ void panel_a{{ a }}_b{{ b }}(const int M, const int N, const int K, const real a
     A += a_off + batch * a_bs;
     B += b_off + batch * b_bs;
     C += c_off + batch * c_bs;
-{% if a == "m" %}    panel_outer(M, N, K, alpha, beta, A, lda, B, ldb, {{ b == "n" }}, C, c_rs, c_cs, i0, j0);
-{% else %}    if (i0 < M && j0 < N) {
-        panel_dot(M, N, K, alpha, beta, A, lda, B, ldb, {{ b == "n" }}, C, c_rs, c_cs, i0, j0);
+{% if a == "m" %}    panel_outer(M, N, kb, ke, k_splits > 1, alpha, beta, A, lda, B, ldb, {{ b == "n" }}, C, c_rs, c_cs, i0, j0);
+{% else %}    if (i0 < M && j0 < N && kb < ke) {
+        panel_dot(M, N, kb, ke, k_splits > 1, alpha, beta, A, lda, B, ldb, {{ b == "n" }}, C, c_rs, c_cs, i0, j0);
     }
 {% endif %}}
 {% endfor %}{% endfor %}
+
+{{ macros::scale_kernel() }}

@@ -102,43 +102,7 @@ inline void copy_vector(__local real* d, const __global real* s, const int w) {
 #endif
 {% endif %}{% if SA == 1 %}{{ macros::stage(name="a", R="MWG", DIMO="MDIMA", dim="M") }}{% endif %}
 {% if SB == 1 %}{{ macros::stage(name="b", R="NWG", DIMO="NDIMB", dim="N") }}{% endif %}
-{% if KSPLIT != 1 or SK != 0 %}
-#if defined(NVIDIA_PTX_RED)
-// *p += v atomically, by one PTX reduction (NVIDIA GPUs; the host passes -DNVIDIA_PTX_RED there):
-// fire and forget, where a compare-and-swap loop reads, waits and retries on every collision.
-#if PRECISION == 64
-inline void atomic_add_real(__global real* p, const real v) {
-    asm volatile("red.global.add.f64 [%0], %1;" :: "l"(p), "d"(v) : "memory");
-}
-#else
-inline void atomic_add_real(__global real* p, const real v) {
-    asm volatile("red.global.add.f32 [%0], %1;" :: "l"(p), "f"(v) : "memory");
-}
-#endif
-#else
-// *p += v atomically, by compare-and-swap on the bits (OpenCL 1.2 has no floating-point atomic add).
-#if PRECISION == 64
-#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
-inline void atomic_add_real(__global real* p, const real v) {
-    ulong old = as_ulong(*p);
-    for (;;) {
-        const ulong seen = atom_cmpxchg((volatile __global ulong*)p, old, as_ulong(as_double(old) + v));
-        if (seen == old) break;
-        old = seen;
-    }
-}
-#else
-inline void atomic_add_real(__global real* p, const real v) {
-    uint old = as_uint(*p);
-    for (;;) {
-        const uint seen = atomic_cmpxchg((volatile __global uint*)p, old, as_uint(as_float(old) + v));
-        if (seen == old) break;
-        old = seen;
-    }
-}
-#endif
-#endif
-{% endif %}
+{% if KSPLIT != 1 or SK != 0 %}{{ macros::atomic_add() }}{% endif %}
 inline void xgemm_body(const int M, const int N, const int K, {% if SK != 0 %}const int m0, const int n0, const int kb, const int ke, const int batch{% else %}const int split, const int splits{% endif %}, const real alpha, const real beta,
                        const __global real* restrict A, const int lda, const int a_along_m,
                        const __global real* restrict B, const int ldb, const int b_along_n,

@@ -3,15 +3,17 @@
 the fastest variant of each and its median time, and the geometric mean of before / after over that
 shape's pairs per kernel family (> 1: faster after; a family the change did not touch shows the
 run-to-run drift); then those geomeans over all shapes, and that of the per-shape best. Parameters a
-record omits take their neutral value (set_records.py).
+record omits take their neutral value (set_records.py). BEFORE and AFTER may each name several sweeps
+joined by commas (runs taken in turn): each pair's time is then the median over them.
 
-Usage: python3 scripts/ab_compare.py BEFORE.jsonl[.gz] AFTER.jsonl[.gz]
+Usage: python3 scripts/ab_compare.py BEFORE.jsonl[.gz][,...] AFTER.jsonl[.gz][,...]
 """
 import argparse
 import collections
 import gzip
 import json
 import math
+import statistics
 
 from set_records import key
 
@@ -28,6 +30,14 @@ def times(path):
     return out
 
 
+def median_times(paths):
+    """(variant key, (m, n, k)) -> the median over comma-joined sweeps of each pair's median ms
+    (pairs that every sweep holds)."""
+    runs = [times(p) for p in paths.split(',')]
+    pairs = set.intersection(*(set(r) for r in runs))
+    return {pair: statistics.median(r[pair] for r in runs) for pair in pairs}
+
+
 def geomean(xs):
     return math.exp(sum(map(math.log, xs)) / len(xs))
 
@@ -42,7 +52,7 @@ def main():
     parser.add_argument('before')
     parser.add_argument('after')
     args = parser.parse_args()
-    before, after = times(args.before), times(args.after)
+    before, after = median_times(args.before), median_times(args.after)
     shapes = sorted({s for _, s in before} & {s for _, s in after})
     all_ratios = collections.defaultdict(list)
     best_ratios = []

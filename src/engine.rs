@@ -145,11 +145,13 @@ fn atomic_add(info: &DeviceInfo) -> AtomicAdd {
     }
 }
 
-/// The build options of a variant's program on a device: the precision, the atomic add's, and
-/// `-DNVIDIA_CP_ASYNC` where DB = 3 / 4 may copy by `cp.async`.
+/// The build options of a variant's program on a device: the precision, the atomic add's
+/// (`-DINT64_ATOMICS` where f64 may add by 64-bit compare-and-swap), and `-DNVIDIA_CP_ASYNC` where
+/// DB = 3 / 4 may copy by `cp.async`.
 pub fn variant_build_options(info: &DeviceInfo, precision: Precision) -> String {
     let copies = if info.async_copies { "-DNVIDIA_CP_ASYNC" } else { "" };
-    [precision.build_options(), atomic_add(info).build_option(), copies]
+    let int64_atomics = if precision == Precision::F64 && info.int64_atomics { "-DINT64_ATOMICS" } else { "" };
+    [precision.build_options(), atomic_add(info).build_option(), int64_atomics, copies]
         .iter()
         .filter(|o| !o.is_empty())
         .copied()
@@ -218,7 +220,10 @@ impl CompiledVariant {
             _ => None,
         };
         let atomic_add = atomic_add(info);
-        let with_scale = if geometry.k_splits > 1 { Some(&main) } else { split.as_ref() };
+        // The panel family's one program takes its splits as an argument; it splits only where C
+        // is scaled first.
+        let panel_splits = variant.family == Family::Panel && may_split && atomic_add.scales_c_first();
+        let with_scale = if geometry.k_splits > 1 || panel_splits { Some(&main) } else { split.as_ref() };
         let scale = match with_scale {
             Some(entries) if atomic_add.scales_c_first() => Some(Mutex::new(entries.program.kernel("scale_c")?)),
             _ => None,
@@ -338,6 +343,9 @@ impl CompiledVariant {
                 splits => (splits, split),
             },
             None if g.k_splits > 1 => (g.k_splits, &self.main),
+            None if self.family == Family::Panel && self.scale.is_some() => {
+                (g.splits_for(p.m, p.n, p.k, p.batch, self.compute_units, self.atomic_add), &self.main)
+            }
             None => (1, &self.main),
         };
         let adds_into_c = splits > 1 || stream_k_groups.is_some();
@@ -364,9 +372,15 @@ impl CompiledVariant {
             Family::Direct | Family::Panel => args.int(p.c.row_stride)?.int(p.c.col_stride)?,
         };
         args.int(p.a.batch_stride)?.int(p.b.batch_stride)?.int(p.c.batch_stride)?;
-        if self.family == Family::Xgemm {
+        match self.family {
             // Stream-K takes the batch items here, its launch has one along dimension 2.
-            args.int(if stream_k_groups.is_some() { p.batch } else { splits })?;
+            Family::Xgemm => {
+                args.int(if stream_k_groups.is_some() { p.batch } else { splits })?;
+            }
+            Family::Panel => {
+                args.int(splits)?;
+            }
+            Family::Direct => {}
         }
         let tiles = [p.m.div_ceil(g.tile[0]), p.n.div_ceil(g.tile[1])];
         let global = match stream_k_groups {

@@ -19,14 +19,16 @@ const TRANSPOSES: [(Transpose, Transpose); 4] = [
     (Transpose::Yes, Transpose::Yes),
 ];
 
-/// Edge shapes: 1, primes, non-multiples of every tile, one slice of K, and K much larger than M*N.
-const SHAPES: [(usize, usize, usize); 10] = [
+/// Edge shapes: 1, primes, non-multiples of every tile, one slice of K, and K much larger than M*N
+/// (6 x 10 x 40000: one work-group of most panel variants, split in K on a device of 2 or more cores).
+const SHAPES: [(usize, usize, usize); 11] = [
     (1, 1, 1),
     (7, 1, 13),
     (1, 9, 33),
     (17, 13, 11),
     (31, 37, 29),
     (65, 67, 71),
+    (6, 10, 40000),
     (3, 2, 1031),
     (16, 200, 19),
     (5, 7, 3001),
@@ -254,12 +256,18 @@ fn split_k_waits_for_the_callers_events_and_its_event_covers_the_scale() {
     // An out-of-order wait list: the GEMM must run after a user event is completed, and its event
     // must complete only after both the scale and the split kernel ran.
     let Some(device) = device() else { return };
-    // K = 1700: KSPLIT = 0 splits it in 4 (each split at least 384 deep).
-    for ksplit in [8, 0] {
-        let Some(compiled) = build(device, &xgemm(&[("KSPLIT", ksplit)]), Precision::F32) else { return };
-        let spec = GemmSpec::row_major(9, 11, 1700);
-        let a = random::<f32>(9 * 1700, 1);
-        let b = random::<f32>(1700 * 11, 2);
+    // K = 1700: KSPLIT = 0 splits it in 4 (each split at least 384 deep); the panel variant, one
+    // work-group at 9 x 11, splits K = 30000 in 2 on a device of 2 or more cores.
+    let cases = [
+        ("KSPLIT = 8", xgemm(&[("KSPLIT", 8)]), 1700),
+        ("KSPLIT = 0", xgemm(&[("KSPLIT", 0)]), 1700),
+        ("panel", panel(16, 1, 12, 4, 1, 256), 30000),
+    ];
+    for (name, variant, k) in cases {
+        let Some(compiled) = build(device, &variant, Precision::F32) else { return };
+        let spec = GemmSpec::row_major(9, 11, k);
+        let a = random::<f32>(9 * k, 1);
+        let b = random::<f32>(k * 11, 2);
         let c0 = vec![f32::NAN; 9 * 11];
         let expected = reference(&spec, 1.0f32, &a, &b, 0.0, &c0);
         let (a_buf, b_buf) = (upload(device, &a), upload(device, &b));
@@ -271,6 +279,6 @@ fn split_k_waits_for_the_callers_events_and_its_event_covers_the_scale() {
         opencl3::event::set_user_event_status(gate.get(), opencl3::event::CL_COMPLETE).unwrap();
         event.wait().unwrap();
         let got = download(device, &c_buf, c0.len());
-        check(&spec, &got, &c0, &expected).unwrap_or_else(|e| panic!("KSPLIT = {ksplit}: {e}"));
+        check(&spec, &got, &c0, &expected).unwrap_or_else(|e| panic!("{name}: {e}"));
     }
 }

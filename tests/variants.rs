@@ -118,9 +118,10 @@ fn every_variant_matches_the_reference_f64() {
 fn every_variant_handles_both_paddings_on_large_shapes() {
     let Some(device) = device() else { return };
     // The second shape gives every panel variant more than one band of group rows, the last one
-    // partial (kernels/panel.cl).
+    // partial (kernels/panel.cl); the third is one work-group of every panel variant, split in K on
+    // a device of 2 or more cores.
     for id in VariantId::ALL {
-        for shape in [(257, 263, 130), (517, 1031, 33)] {
+        for shape in [(257, 263, 130), (517, 1031, 33), (6, 10, 40000)] {
             for padded in [false, true] {
                 let s = spec(Layout::RowMajor, (Transpose::No, Transpose::No), shape, padded);
                 run_case::<f32>(device, id, s, 1.5, 0.5, 99).unwrap();

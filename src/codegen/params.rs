@@ -400,6 +400,7 @@ impl Variant {
                 tile: [p("MWG"), p("NWG")],
                 orientation: Orientation::ColumnMajorC,
                 k_splits: p("KSPLIT"),
+                split_rule: SplitRule::AtomicAddLimits,
                 stream_k: p("SK"),
                 k_step: p("KWG"),
             },
@@ -408,6 +409,7 @@ impl Variant {
                 tile: [p("WPTM"), p("NDIMD") * p("WPTN") * p("VWD")],
                 orientation: Orientation::SmallM,
                 k_splits: 1,
+                split_rule: SplitRule::AtomicAddLimits,
                 stream_k: 0,
                 k_step: 1,
             },
@@ -415,9 +417,10 @@ impl Variant {
                 local: [p("LM"), p("LN")],
                 tile: [p("LM") * p("MV") * p("VW"), p("LN") * p("NR")],
                 orientation: Orientation::AlongM,
-                k_splits: 1,
+                k_splits: 0,
+                split_rule: SplitRule::FillCores,
                 stream_k: 0,
-                k_step: 1,
+                k_step: p("KC"),
             },
         }
     }
@@ -437,12 +440,25 @@ pub struct Geometry {
     /// kernel adds alpha times each split's product into C atomically; 0: chosen per launch
     /// ([`Geometry::splits_for`]).
     pub k_splits: usize,
+    /// How KSPLIT = 0 chooses its splits.
+    pub split_rule: SplitRule,
     /// Stream-K (SK): 0 off; else the work-groups per compute unit that share the tiles' steps of K
     /// where a launch of one work-group per tile would fill its waves poorly
     /// ([`Geometry::stream_k_groups`]).
     pub stream_k: usize,
-    /// The depth of K one step of the kernel's K loop covers (KWG; 1 where the family has none).
+    /// The depth of K one step of the kernel's K loop covers (KWG, the panel family's KC; 1 where the
+    /// family has none).
     pub k_step: usize,
+}
+
+/// How KSPLIT = 0 chooses the splits of K of a launch ([`Geometry::splits_for`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SplitRule {
+    /// GPUs, many work-groups per compute unit: within the limits of the device's [`AtomicAdd`].
+    AtomicAddLimits,
+    /// CPUs, which run each work-group on one core: split only while the work-groups leave cores
+    /// idle, with at least 512 of K (and KC) and 2²⁰ multiply-adds per split.
+    FillCores,
 }
 
 /// How a device adds each split's product into C, which sets how far KSPLIT = 0 splits K.
@@ -488,6 +504,7 @@ impl AtomicAdd {
                 depth_per_group: 2,
                 max_splits: 64,
                 few_groups_per_unit: 4,
+                min_macs: 0,
             },
             AtomicAdd::CompareAndSwap => SplitLimits {
                 groups_per_unit: 12,
@@ -496,6 +513,7 @@ impl AtomicAdd {
                 depth_per_group: 0,
                 max_splits: SPLITS_ON_A_FULL_DEVICE,
                 few_groups_per_unit: 0,
+                min_macs: 0,
             },
         }
     }
@@ -517,7 +535,23 @@ struct SplitLimits {
     /// Past [`SPLITS_ON_A_FULL_DEVICE`] splits, work-groups per compute unit (so only a tiny C
     /// with a huge K splits more).
     few_groups_per_unit: usize,
+    /// The fewest multiply-adds (M x N x K) per split.
+    min_macs: usize,
 }
+
+/// The limits of [`SplitRule::FillCores`]: at most one work-group per core, at least 512 of K (and
+/// KC) and 2²⁰ multiply-adds per split (about 20 µs of a core, against the launch of `scale_c`),
+/// at most [`SPLITS_ON_A_FULL_DEVICE`] splits; C is not limited. Measured on PoCL with 2 cores
+/// (docs/PERFORMANCE.md, "Split-K on CPUs").
+const FILL_CORES_LIMITS: SplitLimits = SplitLimits {
+    groups_per_unit: 1,
+    c_per_unit: usize::MAX / 2,
+    min_depth: 512,
+    depth_per_group: 0,
+    max_splits: SPLITS_ON_A_FULL_DEVICE,
+    few_groups_per_unit: 0,
+    min_macs: 1 << 20,
+};
 
 /// The most splits KSPLIT = 0 takes whatever the work-groups (up to the other limits).
 const SPLITS_ON_A_FULL_DEVICE: usize = 16;
@@ -542,7 +576,7 @@ const STREAM_K_BELOW_FILL_PERCENT: usize = 85;
 impl Geometry {
     /// Splits of K for an M x N x K problem of `batch` products on a device of `compute_units` that
     /// adds into C by `atomic_add`: KSPLIT itself when fixed; for KSPLIT = 0, the most of 1, 2, 4, 8,
-    /// ... within the limits of [`AtomicAdd`] on work-groups, on C times splits, on depth of K per
+    /// ... within the limits of the [`SplitRule`] on work-groups, on C times splits, on depth of K per
     /// split (at least, and per work-group) and on splits. Splitting pays while too few tiles fill
     /// the device, and its adds into C (and the scaling of C, where there is one) cost in
     /// proportion to C times the splits.
@@ -558,14 +592,19 @@ impl Geometry {
         if self.k_splits != 0 {
             return self.k_splits;
         }
-        let limits = atomic_add.split_limits();
+        // A CPU's splits take whole steps of K (its ranges are multiples of KC).
+        let (limits, min_depth) = match self.split_rule {
+            SplitRule::AtomicAddLimits => (atomic_add.split_limits(), 0),
+            SplitRule::FillCores => (FILL_CORES_LIMITS, self.k_step),
+        };
         let groups = m.div_ceil(self.tile[0]) * n.div_ceil(self.tile[1]) * batch;
         let padded_c = groups * self.tile[0] * self.tile[1];
         let mut splits = 1;
         while splits < limits.max_splits
             && groups * splits * 2 <= limits.groups_per_unit * compute_units
-            && padded_c * splits * 2 <= limits.c_per_unit * compute_units
-            && k / (splits * 2) >= limits.min_depth.max(limits.depth_per_group * groups)
+            && padded_c.saturating_mul(splits * 2) <= limits.c_per_unit.saturating_mul(compute_units)
+            && k / (splits * 2) >= limits.min_depth.max(limits.depth_per_group * groups).max(min_depth)
+            && m.saturating_mul(n).saturating_mul(k).saturating_mul(batch) / (splits * 2) >= limits.min_macs
             && (splits < SPLITS_ON_A_FULL_DEVICE
                 || (groups * splits * 2 <= limits.few_groups_per_unit * compute_units
                     && k / (splits * 2) >= FEW_GROUPS_MIN_DEPTH))
@@ -812,6 +851,22 @@ mod tests {
         let g = v.geometry();
         assert_eq!((g.local, g.tile, g.orientation), ([1, 4], [32, 32], Orientation::AlongM));
         assert_eq!(v.local_mem_bytes(8), 0);
+        // Splits of K only while the work-groups leave cores idle, each at least 512 and KC deep
+        // and 2^20 multiply-adds; the same whatever the device's atomic add.
+        for add in [AtomicAdd::CompareAndSwap, AtomicAdd::Reduction] {
+            assert_eq!(g.splits_for(32, 32, 2048, 1, 2, add), 2);
+            assert_eq!(g.splits_for(32, 32, 2047, 1, 2, add), 1);
+            assert_eq!(g.splits_for(1, 1, (1 << 21) - 1, 1, 2, add), 1);
+            assert_eq!(g.splits_for(1, 32, 1 << 16, 1, 2, add), 2);
+            assert_eq!(g.splits_for(64, 32, 100_000, 1, 2, add), 1);
+            assert_eq!(g.splits_for(32, 32, 100_000, 1, 8, add), 8);
+            assert_eq!(g.splits_for(64, 64, 100_000, 1, 64, add), 16);
+            assert_eq!(g.splits_for(32, 32, 100_000, 2, 8, add), 4);
+        }
+        let mut deep_slices = v.clone();
+        deep_slices.params.insert("KC".into(), 4096);
+        assert_eq!(deep_slices.geometry().splits_for(32, 32, 8191, 1, 2, AtomicAdd::CompareAndSwap), 1);
+        assert_eq!(deep_slices.geometry().splits_for(32, 32, 8192, 1, 2, AtomicAdd::CompareAndSwap), 2);
         let mut wide = v.clone();
         wide.params.insert("MV".into(), 4);
         assert_eq!(wide.validate().unwrap_err().field, "MV*NR <= 28");

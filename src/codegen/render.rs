@@ -62,7 +62,8 @@ pub fn render(variant: &Variant) -> Result<String> {
 /// A variant's OpenCL programs: `main`, and for KSPLIT = 0 or SK > 0 the `split` program (splits of
 /// K chosen per launch, or stream-K; atomic adds) that the host launches when it splits; `main` is
 /// then the program of the same variant with KSPLIT = 1 and SK = 0, which runs the launches it does
-/// not split exactly as that variant.
+/// not split exactly as that variant. The panel family has `main` alone, which takes the splits of K
+/// as an argument.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Sources {
     /// The program every launch without split-K runs.
@@ -74,7 +75,8 @@ pub struct Sources {
 /// Renders a variant's programs (see [`Sources`]).
 pub fn render_sources(variant: &Variant) -> Result<Sources> {
     let geometry = variant.geometry();
-    if geometry.k_splits != 0 && geometry.stream_k == 0 {
+    // The panel family's one program takes the splits of K as an argument.
+    if variant.family == Family::Panel || (geometry.k_splits != 0 && geometry.stream_k == 0) {
         return Ok(Sources { main: render(variant)?, split: None });
     }
     let mut unsplit = variant.clone();
