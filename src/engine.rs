@@ -343,6 +343,7 @@ impl CompiledVariant {
                 splits => (splits, split),
             },
             None if g.k_splits > 1 => (g.k_splits, &self.main),
+            // The panel program takes its splits as an argument; it has a `scale` only where it may split.
             None if self.family == Family::Panel && self.scale.is_some() => {
                 (g.splits_for(p.m, p.n, p.k, p.batch, self.compute_units, self.atomic_add), &self.main)
             }

@@ -592,10 +592,12 @@ impl Geometry {
         if self.k_splits != 0 {
             return self.k_splits;
         }
-        // A CPU's splits take whole steps of K (its ranges are multiples of KC).
-        let (limits, min_depth) = match self.split_rule {
-            SplitRule::AtomicAddLimits => (atomic_add.split_limits(), 0),
-            SplitRule::FillCores => (FILL_CORES_LIMITS, self.k_step),
+        let limits = match self.split_rule {
+            SplitRule::AtomicAddLimits => atomic_add.split_limits(),
+            // A CPU's splits take whole steps of K (its ranges are multiples of KC).
+            SplitRule::FillCores => {
+                SplitLimits { min_depth: FILL_CORES_LIMITS.min_depth.max(self.k_step), ..FILL_CORES_LIMITS }
+            }
         };
         let groups = m.div_ceil(self.tile[0]) * n.div_ceil(self.tile[1]) * batch;
         let padded_c = groups * self.tile[0] * self.tile[1];
@@ -603,7 +605,7 @@ impl Geometry {
         while splits < limits.max_splits
             && groups * splits * 2 <= limits.groups_per_unit * compute_units
             && padded_c.saturating_mul(splits * 2) <= limits.c_per_unit.saturating_mul(compute_units)
-            && k / (splits * 2) >= limits.min_depth.max(limits.depth_per_group * groups).max(min_depth)
+            && k / (splits * 2) >= limits.min_depth.max(limits.depth_per_group * groups)
             && m.saturating_mul(n).saturating_mul(k).saturating_mul(batch) / (splits * 2) >= limits.min_macs
             && (splits < SPLITS_ON_A_FULL_DEVICE
                 || (groups * splits * 2 <= limits.few_groups_per_unit * compute_units
