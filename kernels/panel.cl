@@ -2,36 +2,56 @@
 {% include "common.cl" %}
 
 // Register-blocked GEMM without local memory or barriers, for CPUs (GotoBLAS's micro-kernel written
-// for OpenCL). Each work-item computes a BM x NR block of C (BM = MV vectors of VW rows) in MV x NR
-// vector registers, streaming its panel of A (BM x K) and of B (K x NR) through the caches; the LM x LN
-// work-items of a group run one after another on one core and share those panels. Two forms:
+// for OpenCL). Each work-item computes a BM x NR block of C (BM = MV vectors of LANES rows; LANES = VW
+// unless the device's registers are narrower, see below) in MV x NR vector registers, streaming its
+// panel of A (BM x K) and of B (K x NR) through the caches; the ITEMS_M x LN work-items of a group run
+// one after another on one core and share those panels. Two forms:
 // - A contiguous along M (outer products): each k, MV vector loads of A's column and NR scalar
 //   broadcasts of B's row; no reduction. The host transposes the problem (Cᵀ = op(B)ᵀ op(A)ᵀ) when only
 //   B is contiguous along its outer dimension, so this form serves every layout but A and B both along K.
-// - A contiguous along K (dot products): sub-blocks of SR x SC elements of C, each a vector of VW
+// - A contiguous along K (dot products): sub-blocks of SR x SC elements of C, each a vector of LANES
 //   partial sums along K, added up at the end.
 // K runs in slices of KC (outer-product form). Edge blocks read rows and columns clamped to the last one inside C and store only what lies inside;
-// a K tail shorter than VW runs scalar. Any M, N, K works; nothing is padded or copied. C is addressed
+// a K tail shorter than LANES runs scalar. Any M, N, K works; nothing is padded or copied. C is addressed
 // through a row and a column stride. Groups, taken by the runtime in the order of their linear id,
 // are mapped to blocks of C in bands of BAND group rows: down a band's column of groups (they share
 // B's panel), then to the band's next column (the band's A panels, still in the caches).
 // Where too few groups would fill the cores, the host splits K (launch dimension 2 runs batch x
 // k_splits): each split multiplies one range of K, in whole slices of KC, and adds alpha times its
 // product into C atomically, after the host has scaled C by beta.
+// A VW wider than the device's vector registers narrows to them: on CPUs the host passes -DVW_CAP,
+// the native vector width of the precision (8 floats with AVX2, 16 with AVX-512). The kernel then
+// runs vectors of LANES = VW_CAP elements, and VW / LANES times as many work-items along M, so that
+// a work-item's MV x NR accumulators still fit the registers and a group still covers LM x MV x VW
+// rows of C.
+#if defined(VW_CAP) && VW_CAP < VW
+#define LANES VW_CAP
+#else
+#define LANES VW
+#endif
+#define ITEMS_M (LM * (VW / LANES))
 #define BAND 4
-#define BM (MV * VW)
+#define BM (MV * LANES)
 #define SR 4
 #define SC ((NR % 4 == 0) ? 4 : (NR % 2 == 0) ? 2 : 1)
 
-{{ macros::vector_helpers(dim="P", w=VW) }}
+#define PASTE(a, b) a##b
+#define PASTE_VALUES(a, b) PASTE(a, b)
+typedef PASTE_VALUES(real, LANES) realP;
+#define VLOADP(p) PASTE_VALUES(vload, LANES)(0, (p))
+#define VSTOREP(v, p) PASTE_VALUES(vstore, LANES)((v), 0, (p))
 {{ macros::atomic_add() }}
 // The sum of a vector's lanes.
 inline real hsum(const realP v) {
-{% if VW == 16 %}    const real8 h8 = v.lo + v.hi;
+#if LANES == 16
+    const real8 h8 = v.lo + v.hi;
     const real4 h4 = h8.lo + h8.hi;
-{% elif VW == 8 %}    const real4 h4 = v.lo + v.hi;
-{% else %}    const real4 h4 = v;
-{% endif %}    const real2 h2 = h4.lo + h4.hi;
+#elif LANES == 8
+    const real4 h4 = v.lo + v.hi;
+#else
+    const real4 h4 = v;
+#endif
+    const real2 h2 = h4.lo + h4.hi;
     return h2.x + h2.y;
 }
 
@@ -52,10 +72,10 @@ inline real hsum(const realP v) {
     realP av[MV]; \
     _Pragma("unroll") for (int v = 0; v < MV; v++) { \
         if (rows_inside) { \
-            av[v] = VLOADP(a + v * VW); \
+            av[v] = VLOADP(a + v * LANES); \
         } else { \
-            real e[VW]; \
-            for (int l = 0; l < VW; l++) { e[l] = (i0 + v * VW + l < M) ? a[v * VW + l] : ZERO; } \
+            real e[LANES]; \
+            for (int l = 0; l < LANES; l++) { e[l] = (i0 + v * LANES + l < M) ? a[v * LANES + l] : ZERO; } \
             av[v] = VLOADP(e); \
         } \
     } \
@@ -109,14 +129,14 @@ inline void panel_outer(const int M, const int N, const int kb, const int ke, co
         if (j0 + c < N) {
             #pragma unroll
             for (int v = 0; v < MV; v++) {
-                __global real* cp = C + (i0 + v * VW) * c_rs + (j0 + c) * c_cs;
+                __global real* cp = C + (i0 + v * LANES) * c_rs + (j0 + c) * c_cs;
                 if (rows_inside && c_rs == 1 && !adds) {
                     const realP r = alpha * acc[v][c];
                     VSTOREP((beta == ZERO) ? r : fma((realP)(beta), VLOADP(cp), r), cp);
                 } else {
-                    real e[VW];
+                    real e[LANES];
                     VSTOREP(acc[v][c], e);
-                    for (int l = 0; l < VW && i0 + v * VW + l < M; l++) {
+                    for (int l = 0; l < LANES && i0 + v * LANES + l < M; l++) {
                         STORE(cp[l * c_rs], e[l]);
                     }
                 }
@@ -154,7 +174,7 @@ inline void panel_dot(const int M, const int N, const int kb, const int ke, cons
                 }
             }
             int p = kb;
-            for (; p + VW <= ke; p += VW) {
+            for (; p + LANES <= ke; p += LANES) {
                 realP av[SR];
                 #pragma unroll
                 for (int r = 0; r < SR; r++) {
@@ -164,8 +184,8 @@ inline void panel_dot(const int M, const int N, const int kb, const int ke, cons
                 for (int c = 0; c < SC; c++) {
                     realP b;
                     if (b_along_n) {
-                        real e[VW];
-                        for (int l = 0; l < VW; l++) {
+                        real e[LANES];
+                        for (int l = 0; l < LANES; l++) {
                             e[l] = B[jc[c] + (p + l) * ldb];
                         }
                         b = VLOADP(e);
@@ -199,7 +219,7 @@ inline void panel_dot(const int M, const int N, const int kb, const int ke, cons
 // Dimension 2 of the launch is the batch times the splits of K: item b reads A, B and C shifted by
 // b * a_bs, b_bs, c_bs.
 {% for a in ["m", "k"] %}{% for b in ["k", "n"] %}
-__kernel __attribute__((reqd_work_group_size(LM, LN, 1)))
+__kernel __attribute__((reqd_work_group_size(ITEMS_M, LN, 1)))
 void panel_a{{ a }}_b{{ b }}(const int M, const int N, const int K, const real alpha, const real beta,
                    const __global real* restrict A, const int a_off, const int lda,
                    const __global real* restrict B, const int b_off, const int ldb,
@@ -214,7 +234,7 @@ void panel_a{{ a }}_b{{ b }}(const int M, const int N, const int K, const real a
     const int linear = get_group_id(0) + get_group_id(1) * groups_m;
     const int band = linear / (BAND * groups_n), first_m = band * BAND, rows = min(BAND, groups_m - first_m);
     const int in_band = linear - band * BAND * groups_n;
-    const int i0 = ((first_m + in_band % rows) * LM + get_local_id(0)) * BM;
+    const int i0 = ((first_m + in_band % rows) * ITEMS_M + get_local_id(0)) * BM;
     const int j0 = ((in_band / rows) * LN + get_local_id(1)) * NR;
     A += a_off + batch * a_bs;
     B += b_off + batch * b_bs;

@@ -4,9 +4,12 @@ the fastest variant of each and its median time, and the geometric mean of befor
 shape's pairs per kernel family (> 1: faster after; a family the change did not touch shows the
 run-to-run drift); then those geomeans over all shapes, and that of the per-shape best. Parameters a
 record omits take their neutral value (set_records.py). BEFORE and AFTER may each name several sweeps
-joined by commas (runs taken in turn): each pair's time is then the median over them.
+joined by commas (runs taken in turn): each pair's time is then the median over them. With --picks
+(the TSV of `fewfit evaluate --per-shape`: the tree's pick per shape), also the geometric mean of
+before / after of the picked variant, over all shapes and split at min(M, N) <= --small.
 
-Usage: python3 scripts/ab_compare.py BEFORE.jsonl[.gz][,...] AFTER.jsonl[.gz][,...]
+Usage: python3 scripts/ab_compare.py BEFORE.jsonl[.gz][,...] AFTER.jsonl[.gz][,...] [--picks PICKS.tsv]
+       [--small 8]
 """
 import argparse
 import collections
@@ -51,6 +54,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('before')
     parser.add_argument('after')
+    parser.add_argument('--picks', help='`fewfit evaluate --per-shape` output: the tree pick of each shape')
+    parser.add_argument('--small', type=int, default=8, help='with --picks, also report min(M, N) <= this apart')
     args = parser.parse_args()
     before, after = median_times(args.before), median_times(args.after)
     shapes = sorted({s for _, s in before} & {s for _, s in after})
@@ -75,6 +80,39 @@ def main():
     if best_ratios:
         print(f'all shapes, best of each: geomean before / after {geomean(best_ratios):.3f} over {len(best_ratios)} shapes '
               f'({min(best_ratios):.3f}-{max(best_ratios):.3f})')
+    if args.picks:
+        report_picks(args.picks, before, after, args.small)
+
+
+def read_picks(path):
+    """(m, n, k) -> the variant label the tree picks, from `fewfit evaluate --per-shape` lines."""
+    picks = {}
+    with open(path) as f:
+        for line in f:
+            fields = line.rstrip('\n').split('\t')
+            if len(fields) >= 3 and fields[1].count('x') == 2 and fields[1].replace('x', '').isdigit():
+                picks[tuple(int(d) for d in fields[1].split('x'))] = fields[2]
+    return picks
+
+
+def report_picks(path, before, after, small):
+    """Geomean of before / after of the tree's pick per shape: all, min(M, N) <= small, the rest."""
+    ratios = {}
+    for shape, pick in read_picks(path).items():
+        b = [t for (v, s), t in before.items() if s == shape and label(v) == pick]
+        a = [t for (v, s), t in after.items() if s == shape and label(v) == pick]
+        if b and a:
+            ratios[shape] = b[0] / a[0]
+    groups = [('all', list(ratios.values())),
+              (f'min(M, N) <= {small}', [r for s, r in ratios.items() if min(s[0], s[1]) <= small]),
+              (f'min(M, N) > {small}', [r for s, r in ratios.items() if min(s[0], s[1]) > small])]
+    for name, rs in groups:
+        if rs:
+            print(f'tree picks, {name}: geomean before / after {geomean(rs):.3f} over {len(rs)} shapes '
+                  f'({min(rs):.3f}-{max(rs):.3f})')
+    slower = sorted((r, s) for s, r in ratios.items() if r < 1 / 1.1)
+    print(f'tree picks more than 10 % slower after: {len(slower)} shapes: '
+          + ', '.join(f'{s[0]}x{s[1]}x{s[2]} {r:.2f}' for r, s in slower))
 
 
 if __name__ == '__main__':

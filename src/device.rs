@@ -11,6 +11,7 @@ use opencl3::types::cl_device_id;
 
 use crate::codegen::ShapeFeatures;
 use crate::error::{cl, Error, Result};
+use crate::gemm::Precision;
 use crate::selection::{self, VariantId};
 
 /// A family of devices that shares one selector tree (`selector/<class>.json`).
@@ -103,6 +104,9 @@ pub struct DeviceInfo {
     /// Whether kernels may copy global to local memory asynchronously by PTX `cp.async`: an NVIDIA
     /// GPU of compute capability 8.0 or later (cl_nv_device_attribute_query).
     pub async_copies: bool,
+    /// On a CPU, its native vector widths for f32 and f64 (the elements one vector register holds),
+    /// which cap the panel family's VW ([`DeviceInfo::vw_cap`]); None on other devices.
+    pub cpu_vector_lanes: Option<[u32; 2]>,
 }
 
 impl DeviceInfo {
@@ -124,6 +128,8 @@ impl DeviceInfo {
         };
         let async_copies =
             class == DeviceClass::NvidiaGpu && d.compute_capability_major_nv().is_ok_and(|major| major >= 8);
+        let cpu_vector_lanes = (device_type & CL_DEVICE_TYPE_CPU != 0)
+            .then(|| [d.native_vector_width_float().unwrap_or(4), d.native_vector_width_double().unwrap_or(2)]);
         Ok(DeviceInfo {
             name: d.name().map_err(|e| cl("clGetDeviceInfo")(e.0))?.trim().to_string(),
             class,
@@ -136,7 +142,15 @@ impl DeviceInfo {
             fp64: d.double_fp_config().map(|c| c != 0).unwrap_or(false),
             int64_atomics: d.extensions().map(|e| e.contains("cl_khr_int64_base_atomics")).unwrap_or(false),
             async_copies,
+            cpu_vector_lanes,
         })
+    }
+
+    /// The width the panel family's VW is capped at on this device in a precision (the kernel's
+    /// `-DVW_CAP`): on a CPU, the widest VW its vector registers hold
+    /// ([`codegen::vw_cap`](crate::codegen::vw_cap)); None elsewhere, where VW runs as it is.
+    pub fn vw_cap(&self, precision: Precision) -> Option<u32> {
+        self.cpu_vector_lanes.map(|lanes| crate::codegen::vw_cap(lanes[precision as usize]))
     }
 }
 

@@ -146,12 +146,13 @@ fn atomic_add(info: &DeviceInfo) -> AtomicAdd {
 }
 
 /// The build options of a variant's program on a device: the precision, the atomic add's
-/// (`-DINT64_ATOMICS` where f64 may add by 64-bit compare-and-swap), and `-DNVIDIA_CP_ASYNC` where
-/// DB = 3 / 4 may copy by `cp.async`.
+/// (`-DINT64_ATOMICS` where f64 may add by 64-bit compare-and-swap), `-DNVIDIA_CP_ASYNC` where
+/// DB = 3 / 4 may copy by `cp.async`, and on CPUs `-DVW_CAP`, the panel family's widest VW there.
 pub fn variant_build_options(info: &DeviceInfo, precision: Precision) -> String {
     let copies = if info.async_copies { "-DNVIDIA_CP_ASYNC" } else { "" };
     let int64_atomics = if precision == Precision::F64 && info.int64_atomics { "-DINT64_ATOMICS" } else { "" };
-    [precision.build_options(), atomic_add(info).build_option(), int64_atomics, copies]
+    let vw_cap = info.vw_cap(precision).map(|cap| format!("-DVW_CAP={cap}")).unwrap_or_default();
+    [precision.build_options(), atomic_add(info).build_option(), int64_atomics, copies, vw_cap.as_str()]
         .iter()
         .filter(|o| !o.is_empty())
         .copied()
@@ -190,6 +191,11 @@ impl CompiledVariant {
     ) -> Result<CompiledVariant> {
         let unavailable = |reason: String| Error::Unavailable { what: format!("variant {id}"), reason };
         let info = &engine.info;
+        // The variant as the device runs it (a CPU narrows the panel family's VW).
+        let variant = &match info.vw_cap(precision) {
+            Some(cap) => variant.with_vw_cap(cap),
+            None => variant.clone(),
+        };
         if variant.work_group_size() > info.max_work_group_size {
             return Err(unavailable(format!(
                 "work-group of {} exceeds the device's {}",
@@ -678,5 +684,36 @@ impl Engine {
         let set = self.set(T::PRECISION)?;
         let kernel = set.scale.lock().expect("kernel lock");
         enqueue_scale_c(queue, &kernel, problem, beta, self.info.max_work_group_size >= 256, wait, want_event)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn device(class: DeviceClass, cpu_vector_lanes: Option<[u32; 2]>) -> DeviceInfo {
+        DeviceInfo {
+            name: "test device".into(),
+            vendor: "test vendor".into(),
+            driver: "1".into(),
+            platform_version: "OpenCL 3.0".into(),
+            class,
+            compute_units: 2,
+            max_work_group_size: 4096,
+            local_mem_bytes: 65536,
+            fp64: true,
+            int64_atomics: true,
+            async_copies: false,
+            cpu_vector_lanes,
+        }
+    }
+
+    #[test]
+    fn build_options_cap_the_panel_width_on_cpus_only() {
+        let avx2 = device(DeviceClass::Cpu, Some([8, 4]));
+        assert_eq!(variant_build_options(&avx2, Precision::F32), "-DPRECISION=32 -DVW_CAP=8");
+        assert_eq!(variant_build_options(&avx2, Precision::F64), "-DPRECISION=64 -DINT64_ATOMICS -DVW_CAP=4");
+        let gpu = device(DeviceClass::NvidiaGpu, None);
+        assert_eq!(variant_build_options(&gpu, Precision::F32), "-DPRECISION=32 -DNVIDIA_PTX_RED");
     }
 }

@@ -18,7 +18,7 @@ use serde_json::Value;
 
 pub use error::{Error, Result};
 pub use features::ShapeFeatures;
-pub use params::{AtomicAdd, Family, Geometry, Orientation, Variant};
+pub use params::{vw_cap, AtomicAdd, Family, Geometry, Orientation, Variant};
 pub use tree::Tree;
 
 use srcgen::Formatter;

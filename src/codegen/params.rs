@@ -265,12 +265,11 @@ fn direct_reduced_rows(p: ParamLookup<'_>) -> u32 {
     }
 }
 
+/// The panel family's vector widths.
+const PANEL_VW: &[u32] = &[4, 8, 16];
+
 const PANEL_PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "VW",
-        meaning: "vector width: rows per vector register (lanes along M or K)",
-        allowed: &[4, 8, 16],
-    },
+    ParamSpec { name: "VW", meaning: "vector width: rows per vector register (lanes along M or K)", allowed: PANEL_VW },
     ParamSpec { name: "MV", meaning: "vectors of VW rows of C per work-item", allowed: &[1, 2, 3, 4] },
     ParamSpec { name: "NR", meaning: "columns of C per work-item", allowed: &[1, 2, 4, 6, 8, 12, 16] },
     ParamSpec { name: "LM", meaning: "work-items along M in a work-group (run in turn on one core)", allowed: DIM },
@@ -281,6 +280,12 @@ const PANEL_PARAMS: &[ParamSpec] = &[
         allowed: &[32, 64, 128, 256, 512, 1024, 4096],
     },
 ];
+
+/// The panel family's VW cap on a CPU whose vector registers hold `lanes` elements of the
+/// precision (its native vector width): the widest allowed VW within `lanes`, at least the narrowest.
+pub fn vw_cap(lanes: u32) -> u32 {
+    PANEL_VW.iter().copied().filter(|&w| w <= lanes).max().unwrap_or(PANEL_VW[0])
+}
 
 const PANEL_CONSTRAINTS: &[Constraint] = &[
     Constraint { name: "MV*NR <= 28", holds: |p| p("MV") * p("NR") <= 28 },
@@ -335,6 +340,20 @@ impl Variant {
     /// The value of a parameter (0 if absent; `validate` rejects absent parameters).
     pub fn get(&self, name: &str) -> u32 {
         self.params.get(name).copied().unwrap_or(0)
+    }
+
+    /// The variant as it runs where the panel family's VW is capped at `vw_cap` (a CPU's
+    /// [`vw_cap`]; the kernel narrows itself by `-DVW_CAP`): a panel variant with a wider VW runs
+    /// vectors of `vw_cap` and VW / `vw_cap` times LM, so its work-group covers the same tile of C
+    /// with more work-items; other variants are unchanged.
+    pub fn with_vw_cap(&self, vw_cap: u32) -> Variant {
+        let mut narrowed = self.clone();
+        let vw = self.get("VW");
+        if self.family == Family::Panel && vw > vw_cap {
+            narrowed.params.insert("VW".into(), vw_cap);
+            narrowed.params.insert("LM".into(), self.get("LM") * (vw / vw_cap));
+        }
+        narrowed
     }
 
     /// Checks that every parameter is known, present, allowed, and that every constraint holds.
@@ -843,6 +862,20 @@ mod tests {
         assert_eq!(d.local_mem_bytes(4), 8 * 1024 * 4);
         d.params.insert("UKD".into(), 8);
         assert_eq!(d.validate().unwrap_err().field, "UKD*WPTN*VWD <= 32");
+    }
+
+    #[test]
+    fn a_cpu_caps_the_panel_vector_width_at_its_registers() {
+        // AVX-512 holds 16 floats or 8 doubles, AVX2 8 or 4, SSE 4 or 2 (the narrowest VW is 4).
+        assert_eq!([vw_cap(16), vw_cap(8), vw_cap(4), vw_cap(2), vw_cap(1), vw_cap(32)], [16, 8, 4, 4, 4, 16]);
+        let v = Variant::new(Family::Panel, &[("VW", 16), ("MV", 4), ("NR", 4), ("LM", 2), ("LN", 8), ("KC", 128)]);
+        let narrowed = v.with_vw_cap(8);
+        assert_eq!((narrowed.get("VW"), narrowed.get("LM")), (8, 4));
+        assert_eq!((narrowed.geometry().local, narrowed.geometry().tile), ([4, 8], [128, 32]), "the same tile");
+        assert_eq!(v.with_vw_cap(4).geometry().local, [8, 8]);
+        assert_eq!(v.with_vw_cap(16), v, "a cap at or above VW changes nothing");
+        let x = Variant::new(Family::Direct, &[("VWD", 4), ("WPTM", 2)]);
+        assert_eq!(x.with_vw_cap(4), x, "only the panel family narrows");
     }
 
     #[test]

@@ -11,7 +11,7 @@ use fewfit::tuner::dataset::Dataset;
 use fewfit::tuner::space::{sample, Limits, Space};
 use fewfit::tuner::sweep::{read_shapes, sweep, Plan, Shard};
 use fewfit::tuner::{evaluate, import, regenerate, select, train, Error, Result};
-use fewfit::{list_devices, DefaultDevice, DeviceInfo};
+use fewfit::{list_devices, DefaultDevice, DeviceInfo, Precision};
 
 #[derive(Parser)]
 #[command(name = "fewfit", version, about = "Offline tuner of fewfit's GEMM variant set and selector trees")]
@@ -504,16 +504,24 @@ fn load_matrix(data: &[PathBuf]) -> Result<fewfit::tuner::dataset::Matrix> {
 }
 
 fn devices() -> Result<()> {
-    println!("{:<6} {:<12} {:>8} {:>10} {:>5}  name (vendor; driver)", "index", "class", "max wg", "local KiB", "fp64");
+    println!(
+        "{:<6} {:<12} {:>8} {:>10} {:>5} {:>8}  name (vendor; driver)",
+        "index", "class", "max wg", "local KiB", "fp64", "VW cap"
+    );
     for (p, d, id) in list_devices()? {
         let info = DeviceInfo::query(id)?;
+        let vw_cap = match (info.vw_cap(Precision::F32), info.vw_cap(Precision::F64)) {
+            (Some(f32_cap), Some(f64_cap)) => format!("{f32_cap}/{f64_cap}"),
+            _ => "-".into(),
+        };
         println!(
-            "{:<6} {:<12} {:>8} {:>10} {:>5}  {} ({}; {})",
+            "{:<6} {:<12} {:>8} {:>10} {:>5} {:>8}  {} ({}; {})",
             format!("{p}:{d}"),
             info.class.name(),
             info.max_work_group_size,
             info.local_mem_bytes / 1024,
             if info.fp64 { "yes" } else { "no" },
+            vw_cap,
             info.name,
             info.vendor,
             info.driver
