@@ -97,12 +97,12 @@ def read_picks(path):
 
 def report_picks(path, before, after, small):
     """Geomean of before / after of the tree's pick per shape: all, min(M, N) <= small, the rest."""
+    by_label = [{(label(v), s): t for (v, s), t in run.items()} for run in (before, after)]
     ratios = {}
     for shape, pick in read_picks(path).items():
-        b = [t for (v, s), t in before.items() if s == shape and label(v) == pick]
-        a = [t for (v, s), t in after.items() if s == shape and label(v) == pick]
+        b, a = (run.get((pick, shape)) for run in by_label)
         if b and a:
-            ratios[shape] = b[0] / a[0]
+            ratios[shape] = b / a
     groups = [('all', list(ratios.values())),
               (f'min(M, N) <= {small}', [r for s, r in ratios.items() if min(s[0], s[1]) <= small]),
               (f'min(M, N) > {small}', [r for s, r in ratios.items() if min(s[0], s[1]) > small])]
