@@ -1,9 +1,9 @@
 {% import "macros.cl" as macros %}
 {% include "common.cl" %}
 
-// Register-blocked GEMM without local memory or barriers, for CPUs (GotoBLAS's micro-kernel written
-// for OpenCL). Each work-item computes a BM x NR block of C (BM = MV vectors of LANES rows; LANES = VW
-// unless the device's registers are narrower, see below) in MV x NR vector registers, streaming its
+// Register-blocked GEMM for CPUs (GotoBLAS's micro-kernel written for OpenCL). Each work-item
+// computes a BM x NR block of C (BM = MV vectors of LANES rows; LANES = VW unless the device's
+// registers are narrower, see below) in MV x NR vector registers, streaming its
 // panel of A (BM x K) and of B (K x NR) through the caches; the ITEMS_M x LN work-items of a group run
 // one after another on one core and share those panels. Two forms:
 // - A contiguous along M (outer products): each k, MV vector loads of A's column and NR scalar
@@ -11,14 +11,19 @@
 //   B is contiguous along its outer dimension, so this form serves every layout but A and B both along K.
 // - A contiguous along K (dot products): sub-blocks of SR x SC elements of C, each a vector of LANES
 //   partial sums along K, added up at the end.
-// K runs in slices of KC (outer-product form). Edge blocks read rows and columns clamped to the last one inside C and store only what lies inside;
-// a K tail shorter than LANES runs scalar. Any M, N, K works; nothing is padded or copied. C is addressed
+// K runs in slices of KC (outer-product form), with a barrier after each. Edge blocks read rows and
+// columns clamped to the last one inside C and store only what lies inside; a K tail shorter than
+// LANES runs scalar. Any M, N, K works; nothing is padded. C is addressed
 // through a row and a column stride. Groups, taken by the runtime in the order of their linear id,
 // are mapped to blocks of C in bands of BAND group rows: down a band's column of groups (they share
 // B's panel), then to the band's next column (the band's A panels, still in the caches).
 // Where too few groups would fill the cores, the host splits K (launch dimension 2 runs batch x
 // k_splits): each split multiplies one range of K, in whole slices of KC, and adds alpha times its
 // product into C atomically, after the host has scaled C by beta.
+// With PA = 1 the group first copies its rows of each K slice of A into local memory (one
+// aligned, contiguous buffer, zeros past M), and its work-items read A's slice from there: A's rows,
+// lda apart in global memory, map to few cache sets where lda is a multiple of a large power of two
+// (4 KiB apart at 1024 floats), and the copy makes the slice one contiguous stream.
 // A VW wider than the device's vector registers narrows to them: on CPUs the host passes -DVW_CAP,
 // the native vector width of the precision (8 floats with AVX2, 16 with AVX-512). The kernel then
 // runs vectors of LANES = VW_CAP elements, and VW / LANES times as many work-items along M, so that
@@ -32,6 +37,7 @@
 #define ITEMS_M (LM * (VW / LANES))
 #define BAND 4
 #define BM (MV * LANES)
+#define GROUP_ROWS (ITEMS_M * BM)
 #define SR 4
 #define SC ((NR % 4 == 0) ? 4 : (NR % 2 == 0) ? 2 : 1)
 
@@ -68,8 +74,23 @@ inline real hsum(const realP v) {
 // One step k = p of the outer-product form: MV vectors of A's column p (whole vectors when
 // `rows_inside`, else element by element with zeros past M) times NR broadcast elements of B's row p.
 #define OUTER_STEP(rows_inside) { \
-    const __global real* a = A + i0 + p * lda; \
     realP av[MV]; \
+    LOAD_A_COLUMN(rows_inside) \
+    _Pragma("unroll") for (int c = 0; c < NR; c++) { \
+        const realP b = (realP)(bc[c][p * b_step]); \
+        _Pragma("unroll") for (int v = 0; v < MV; v++) { acc[v][c] = fma(av[v], b, acc[v][c]); } \
+    } \
+}
+#if PA
+// A's column p from the group's copy of the slice (starting at k0): whole vectors, zeros past M.
+#define LOAD_A_COLUMN(rows_inside) { \
+    const __local real* a = a_slice + (p - k0) * GROUP_ROWS + (int)get_local_id(0) * BM; \
+    _Pragma("unroll") for (int v = 0; v < MV; v++) { av[v] = *(const __local realP*)(a + v * LANES); } \
+}
+#else
+// A's column p from global memory.
+#define LOAD_A_COLUMN(rows_inside) { \
+    const __global real* a = A + i0 + p * lda; \
     _Pragma("unroll") for (int v = 0; v < MV; v++) { \
         if (rows_inside) { \
             av[v] = VLOADP(a + v * LANES); \
@@ -79,11 +100,34 @@ inline real hsum(const realP v) {
             av[v] = VLOADP(e); \
         } \
     } \
-    _Pragma("unroll") for (int c = 0; c < NR; c++) { \
-        const realP b = (realP)(bc[c][p * b_step]); \
-        _Pragma("unroll") for (int v = 0; v < MV; v++) { acc[v][c] = fma(av[v], b, acc[v][c]); } \
-    } \
 }
+#endif
+
+#if PA
+// Copies rows g0 .. g0 + GROUP_ROWS of A's columns k0 .. k1 into `a_slice` (zeros past M), one
+// column after another; each work-item of the group takes a consecutive range of columns.
+inline void pack_a_slice(const int M, const int k0, const int k1, const __global real* restrict A,
+                         const int lda, const int g0, __local real* restrict a_slice) {
+    const int items = ITEMS_M * LN;
+    const int item = get_local_id(1) * ITEMS_M + get_local_id(0);
+    const int per_item = (k1 - k0 + items - 1) / items;
+    const int pb = k0 + item * per_item, pe = min(k1, pb + per_item);
+    const bool rows_inside = g0 + GROUP_ROWS <= M;
+    for (int p = pb; p < pe; p++) {
+        const __global real* a = A + g0 + p * lda;
+        __local real* s = a_slice + (p - k0) * GROUP_ROWS;
+        if (rows_inside) {
+            for (int r = 0; r < GROUP_ROWS; r += LANES) {
+                *(__local realP*)(s + r) = VLOADP(a + r);
+            }
+        } else {
+            for (int r = 0; r < GROUP_ROWS; r++) {
+                s[r] = (g0 + r < M) ? a[r] : ZERO;
+            }
+        }
+    }
+}
+#endif
 
 // The outer-product form (A contiguous along M) on the block at (i0, j0) and the range kb..ke of K.
 // K runs in slices of KC with a barrier after each, so the work-items of a group (run in turn on one
@@ -93,7 +137,8 @@ inline void panel_outer(const int M, const int N, const int kb, const int ke, co
                         const real alpha, const real beta,
                         const __global real* restrict A, const int lda,
                         const __global real* restrict B, const int ldb, const int b_along_n,
-                        __global real* C, const int c_rs, const int c_cs, const int i0, const int j0) {
+                        __global real* C, const int c_rs, const int c_cs, const int i0, const int j0,
+                        __local real* restrict a_slice) {
     // Where column j0 + c of B starts and how to step along K (clamped to column N - 1).
     const int b_step = b_along_n ? ldb : 1;
     const __global real* bc[NR];
@@ -114,6 +159,10 @@ inline void panel_outer(const int M, const int N, const int kb, const int ke, co
     const bool rows_inside = i0 + BM <= M;
     for (int k0 = kb; k0 < ke; k0 += KC) {
         const int k1 = min(ke, k0 + KC);
+#if PA
+        pack_a_slice(M, k0, k1, A, lda, i0 - (int)get_local_id(0) * BM, a_slice);
+        barrier(CLK_LOCAL_MEM_FENCE);
+#endif
         if (active && rows_inside) {
             for (int p = k0; p < k1; p++) OUTER_STEP(true)
         } else if (active) {
@@ -239,7 +288,9 @@ void panel_a{{ a }}_b{{ b }}(const int M, const int N, const int K, const real a
     A += a_off + batch * a_bs;
     B += b_off + batch * b_bs;
     C += c_off + batch * c_bs;
-{% if a == "m" %}    panel_outer(M, N, kb, ke, k_splits > 1, alpha, beta, A, lda, B, ldb, {{ b == "n" }}, C, c_rs, c_cs, i0, j0);
+{% if a == "m" %}    __local realP a_slice[PA ? KC * GROUP_ROWS / LANES : 1];
+    panel_outer(M, N, kb, ke, k_splits > 1, alpha, beta, A, lda, B, ldb, {{ b == "n" }}, C, c_rs, c_cs, i0, j0,
+                (__local real*)a_slice);
 {% else %}    if (i0 < M && j0 < N && kb < ke) {
         panel_dot(M, N, kb, ke, k_splits > 1, alpha, beta, A, lda, B, ldb, {{ b == "n" }}, C, c_rs, c_cs, i0, j0);
     }

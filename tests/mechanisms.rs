@@ -1,7 +1,8 @@
 //! Kernel mechanisms that the shipped set may not exercise everywhere, on variants built at run time
 //! (`CompiledVariant::build`): double buffering (DB, including copies straight into local memory),
 //! vector loads along K (VWK), split-K with atomic adds (KSPLIT, fixed or chosen per launch), vector
-//! loads in the direct kernel (VWD), and the CPU register-blocked kernel (panel). Each is checked against the f64
+//! loads in the direct kernel (VWD), and the CPU register-blocked kernel (panel, with A's slices
+//! copied into local memory or not). Each is checked against the f64
 //! reference over both layouts, all four transpose pairs, edge shapes, tight and padded leading
 //! dimensions with offsets, beta = 0 over NaN-poisoned C and beta != 0, strided batches, f32 and f64.
 
@@ -114,15 +115,20 @@ fn variants() -> Vec<Variant> {
         direct(2, 2, 4, 8, 1, 8),
         direct_by_rows(8, 1, 4, 16, 4, 4),
         direct_by_rows(4, 2, 2, 8, 2, 2),
-        panel(16, 2, 8, 1, 4, 32),
-        panel(8, 3, 6, 2, 2, 4096),
-        panel(4, 1, 1, 1, 1, 64),
-        panel(16, 1, 12, 4, 1, 256),
+        panel(16, 2, 8, 1, 4, 32, 0),
+        panel(8, 3, 6, 2, 2, 4096, 0),
+        panel(4, 1, 1, 1, 1, 64, 0),
+        panel(16, 1, 12, 4, 1, 256, 0),
+        // A's slices copied into local memory first (PA), by one and by several work-items along M.
+        panel(16, 2, 8, 1, 4, 32, 1),
+        panel(8, 3, 6, 2, 2, 64, 1),
+        panel(4, 1, 1, 1, 1, 64, 1),
+        panel(16, 1, 12, 4, 1, 128, 1),
     ]
 }
 
-fn panel(vw: u32, mv: u32, nr: u32, lm: u32, ln: u32, kc: u32) -> Variant {
-    Variant::new(Family::Panel, &[("VW", vw), ("MV", mv), ("NR", nr), ("LM", lm), ("LN", ln), ("KC", kc)])
+fn panel(vw: u32, mv: u32, nr: u32, lm: u32, ln: u32, kc: u32, pa: u32) -> Variant {
+    Variant::new(Family::Panel, &[("VW", vw), ("MV", mv), ("NR", nr), ("LM", lm), ("LN", ln), ("KC", kc), ("PA", pa)])
 }
 
 fn build(device: &DefaultDevice, v: &Variant, precision: Precision) -> Option<CompiledVariant> {
@@ -261,7 +267,7 @@ fn split_k_waits_for_the_callers_events_and_its_event_covers_the_scale() {
     let cases = [
         ("KSPLIT = 8", xgemm(&[("KSPLIT", 8)]), 1700),
         ("KSPLIT = 0", xgemm(&[("KSPLIT", 0)]), 1700),
-        ("panel", panel(16, 1, 12, 4, 1, 256), 30000),
+        ("panel", panel(16, 1, 12, 4, 1, 256, 0), 30000),
     ];
     for (name, variant, k) in cases {
         let Some(compiled) = build(device, &variant, Precision::F32) else { return };

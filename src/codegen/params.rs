@@ -54,7 +54,7 @@ impl Family {
         match self {
             Family::Xgemm => &[("VWK", 1), ("DB", 0), ("KSPLIT", 1), ("SWZ", 0), ("SK", 0)],
             Family::Direct => &[("VWD", 1), ("UKD", 1), ("RBR", 0)],
-            Family::Panel => &[],
+            Family::Panel => &[("PA", 0)],
         }
     }
 
@@ -279,6 +279,11 @@ const PANEL_PARAMS: &[ParamSpec] = &[
         meaning: "depth of the K slice the work-items of a group take in turn (A contiguous along M)",
         allowed: &[32, 64, 128, 256, 512, 1024, 4096],
     },
+    ParamSpec {
+        name: "PA",
+        meaning: "1: the group copies each K slice of A into local memory first (A contiguous along M)",
+        allowed: &[0, 1],
+    },
 ];
 
 /// The panel family's VW cap on a CPU whose vector registers hold `lanes` elements of the
@@ -405,7 +410,7 @@ impl Variant {
             Family::Direct => {
                 p("NDIMD") * p("KDIMD") * direct_reduced_rows(&|n| self.get(n)) as usize * p("WPTN") * p("VWD")
             }
-            Family::Panel => 0,
+            Family::Panel => p("PA") * p("KC") * p("LM") * p("MV") * p("VW"),
         };
         elems * elem_bytes
     }
@@ -880,12 +885,15 @@ mod tests {
 
     #[test]
     fn panel_geometry_covers_its_work_items_blocks() {
-        let v = Variant::new(Family::Panel, &[("VW", 16), ("MV", 2), ("NR", 8), ("LM", 1), ("LN", 4), ("KC", 256)]);
+        let v = Variant::new(Family::Panel, &[("VW", 16), ("MV", 2), ("NR", 8), ("LM", 1), ("LN", 4), ("KC", 256), ("PA", 0)]);
         assert_eq!(v.validate(), Ok(()));
-        assert_eq!(v.id(), "panel_kc256_lm1_ln4_mv2_nr8_vw16");
+        assert_eq!(v.id(), "panel_kc256_lm1_ln4_mv2_nr8_pa0_vw16");
         let g = v.geometry();
         assert_eq!((g.local, g.tile, g.orientation), ([1, 4], [32, 32], Orientation::AlongM));
         assert_eq!(v.local_mem_bytes(8), 0);
+        let mut packed = v.clone();
+        packed.params.insert("PA".into(), 1);
+        assert_eq!(packed.local_mem_bytes(4), 256 * 32 * 4, "a K slice of the group's 32 rows of A");
         // Splits of K only while the work-groups leave cores idle, each at least 512 and KC deep
         // and 2^20 multiply-adds; the same whatever the device's atomic add.
         for add in [AtomicAdd::CompareAndSwap, AtomicAdd::Reduction] {
