@@ -885,7 +885,10 @@ mod tests {
 
     #[test]
     fn panel_geometry_covers_its_work_items_blocks() {
-        let v = Variant::new(Family::Panel, &[("VW", 16), ("MV", 2), ("NR", 8), ("LM", 1), ("LN", 4), ("KC", 256), ("PA", 0)]);
+        let v = Variant::new(
+            Family::Panel,
+            &[("VW", 16), ("MV", 2), ("NR", 8), ("LM", 1), ("LN", 4), ("KC", 256), ("PA", 0)],
+        );
         assert_eq!(v.validate(), Ok(()));
         assert_eq!(v.id(), "panel_kc256_lm1_ln4_mv2_nr8_pa0_vw16");
         let g = v.geometry();
