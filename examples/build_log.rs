@@ -2,9 +2,13 @@
 //! there (so DB = 3 / 4 build their cp.async path on NVIDIA) plus extra ones, and prints
 //! the compiler's log: on NVIDIA, `-cl-nv-verbose` makes it report registers per thread, spills and
 //! shared memory, the facts that bound occupancy. Builds the shipped set, or with `--from DATASET`
-//! (repeatable) every distinct fewfit variant of those datasets.
+//! (repeatable) every distinct fewfit variant of those datasets, or with `--source FILE` (repeatable)
+//! those OpenCL sources as they are; `--dump DIR` also writes each rendered variant to DIR/ID.cl.
+//! Each build's outcome is printed before the next starts, so a compiler that aborts the process
+//! (PoCL 5.0 on some barrier shapes) is caught at the variant that follows the last line.
 //!
-//! `cargo run --release --features tune --example build_log -- [--from DATASET]... -cl-nv-verbose`
+//! `cargo run --release --features tune --example build_log -- [--from DATASET]... [--source FILE]...
+//! [--dump DIR] -cl-nv-verbose`
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -17,16 +21,21 @@ use opencl3::program::Program;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut datasets = Vec::new();
+    let mut sources = Vec::new();
+    let mut dump = None;
     let mut extra = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
-        if arg == "--from" {
-            datasets.push(PathBuf::from(args.next().ok_or("--from needs a dataset")?));
-        } else {
-            extra.push(arg);
+        match arg.as_str() {
+            "--from" => datasets.push(PathBuf::from(args.next().ok_or("--from needs a dataset")?)),
+            "--source" => sources.push(PathBuf::from(args.next().ok_or("--source needs a file")?)),
+            "--dump" => dump = Some(PathBuf::from(args.next().ok_or("--dump needs a folder")?)),
+            _ => extra.push(arg),
         }
     }
-    let variants: Vec<Variant> = if datasets.is_empty() {
+    let variants: Vec<Variant> = if !sources.is_empty() {
+        Vec::new()
+    } else if datasets.is_empty() {
         VariantId::ALL.iter().map(|id| id.variant()).collect()
     } else {
         let (data, _) = Dataset::load(&datasets)?;
@@ -37,12 +46,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let device = DefaultDevice::get()?;
     println!("device: {} ({})", device.info.name, device.info.platform_version);
     let options = format!("{} {}", variant_build_options(&device.info, Precision::F32), extra.join(" "));
+    let mut named_sources = Vec::new();
+    for path in sources {
+        named_sources.push((path.display().to_string(), std::fs::read_to_string(&path)?));
+    }
     for variant in variants {
         let source = render(&variant)?;
+        if let Some(dir) = &dump {
+            std::fs::create_dir_all(dir)?;
+            std::fs::write(dir.join(format!("{}.cl", variant.id())), &source)?;
+        }
+        named_sources.push((variant.id(), source));
+    }
+    for (name, source) in named_sources {
+        println!("== {name}: building");
         let mut program = Program::create_from_source(&device.context, &source)?;
         let built = program.build(device.context.devices(), &options);
         let log = program.get_build_log(device.context.devices()[0])?;
-        println!("== {} ({})", variant.id(), if built.is_ok() { "built" } else { "FAILED" });
+        println!("== {name} ({})", if built.is_ok() { "built" } else { "FAILED" });
         println!("{}", log.trim());
     }
     Ok(())

@@ -163,19 +163,18 @@ inline void panel_outer(const int M, const int N, const int kb, const int ke, co
         pack_a_slice(M, k0, k1, A, lda, i0 - (int)get_local_id(0) * BM, a_slice);
         barrier(CLK_LOCAL_MEM_FENCE);
 #endif
-        if (active && rows_inside) {
-            for (int p = k0; p < k1; p++) OUTER_STEP(true)
-        } else if (active) {
-            for (int p = k0; p < k1; p++) OUTER_STEP(false)
+        // One loop, empty for work-items past C, and no return before the stores: PoCL 5.0 (LLVM
+        // 16) aborted the process while forming its work-item loops on the earlier shape (a loop
+        // behind each arm of a branch between the barriers, then an early return; pocl/pocl#1435).
+        const int k_end = active ? k1 : k0;
+        for (int p = k0; p < k_end; p++) {
+            if (rows_inside) OUTER_STEP(true) else OUTER_STEP(false)
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
-    if (!active || kb >= ke) {
-        return;
-    }
     #pragma unroll
     for (int c = 0; c < NR; c++) {
-        if (j0 + c < N) {
+        if (active && kb < ke && j0 + c < N) {
             #pragma unroll
             for (int v = 0; v < MV; v++) {
                 __global real* cp = C + (i0 + v * LANES) * c_rs + (j0 + c) * c_cs;

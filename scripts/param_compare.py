@@ -7,7 +7,7 @@ also split at --large flops and at --rows (M <= ROWS or not). Parameters a recor
 neutral value (set_records.py).
 
 Usage: python3 scripts/param_compare.py DATA.jsonl[.gz]... --param DB --base 0 1 2 [--kernel xgemm]
-       [--large 1e9] [--rows 64]
+       [--large 1e9] [--rows 64] [--gflops]
 """
 import argparse
 import collections
@@ -26,6 +26,7 @@ def main():
     p.add_argument('--kernel', default='xgemm')
     p.add_argument('--large', type=float, default=1e9, help='flops from which a shape counts as large')
     p.add_argument('--rows', type=int, default=64, help='M up to which a shape counts as few-row')
+    p.add_argument('--gflops', action='store_true', help='the fastest variants in GFLOP/s (CPUs)')
     args = p.parse_args()
     # shape -> variant without PARAM -> value of PARAM -> median ms
     times = collections.defaultdict(lambda: collections.defaultdict(dict))
@@ -43,8 +44,9 @@ def main():
             value = params.pop(args.param)
             times[(r['m'], r['n'], r['k'])][tuple(sorted(params.items()))][value] = r['times']['median_ms']
     values = sorted({v for by_variant in times.values() for t in by_variant.values() for v in t} - set(args.base))
+    unit, per_ms = ('GFLOP/s', 1e6) if args.gflops else ('TFLOP/s', 1e9)
     print(f'{args.param} on {device}: speed-up against the fastest of {args.param} = {args.base} (geomean over '
-          f'the variants measured with both), and the fastest variant of each value, TFLOP/s\n')
+          f'the variants measured with both), and the fastest variant of each value, {unit}\n')
     print('| M x N x K | ' + ' | '.join(f'{args.param} {v} speed-up' for v in values) + ' | best '
           + ' | best '.join(f'{args.param} {v}' for v in ['/'.join(map(str, args.base))] + values) + ' |')
     print('|---' * (1 + 2 * len(values) + 1) + '|')
@@ -64,7 +66,7 @@ def main():
                     per_variant[(variant, v)].append((shape, base / ms))
         cells = [f'{math.exp(sum(map(math.log, ratios[v])) / len(ratios[v])):.3f} ({len(ratios[v])})'
                  if ratios[v] else '' for v in values]
-        cells += [f'{flops / best[g] / 1e9:.1f}' if best[g] < math.inf else '' for g in ['base'] + values]
+        cells += [f'{flops / best[g] / per_ms:.1f}' if best[g] < math.inf else '' for g in ['base'] + values]
         print(f"| {'x'.join(map(str, shape))} | " + ' | '.join(cells) + ' |')
     geomean = lambda xs: f'{math.exp(sum(map(math.log, xs)) / len(xs)):.3f} ({len(xs)})' if xs else ''
     print(f'\n| variant | {args.param} | speed-up, all shapes | >= {args.large:g} flops | < {args.large:g} | '
