@@ -165,7 +165,7 @@ inline void panel_outer(const int M, const int N, const int kb, const int ke, co
 #endif
         // One loop, empty for work-items past C, and no return before the stores: PoCL 5.0 (LLVM
         // 16) aborted the process while forming its work-item loops on the earlier shape (a loop
-        // behind each arm of a branch between the barriers, then an early return; pocl/pocl#1435).
+        // behind each arm of a branch between the barriers, then an early return: pocl/pocl#1435).
         const int k_end = active ? k1 : k0;
         for (int p = k0; p < k_end; p++) {
             if (rows_inside) OUTER_STEP(true) else OUTER_STEP(false)

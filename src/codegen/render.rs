@@ -199,6 +199,21 @@ mod tests {
     }
 
     #[test]
+    fn panel_k_slices_keep_the_shape_pocl_5_accepts() {
+        // PoCL 5.0 (LLVM 16) aborted at the first launch when a K slice held a loop behind each arm
+        // of a branch and the kernel returned early (pocl/pocl#1435); CI's PoCL 3.1 does not, so the
+        // shape is checked here: one loop over p per slice, no return in the outer-product form.
+        let v = Variant::new(Family::Panel, &[("VW", 8), ("MV", 2), ("NR", 4), ("LM", 1), ("LN", 4), ("KC", 64)])
+            .with_neutral_defaults();
+        let s = render(&v).unwrap();
+        let outer = &s[s.find("inline void panel_outer").unwrap()..s.find("inline void panel_dot").unwrap()];
+        let slice = &outer[outer.find("for (int k0 = kb;").unwrap()..];
+        let slice = &slice[..slice.find("barrier(CLK_LOCAL_MEM_FENCE);\n    }").unwrap()];
+        assert_eq!(slice.matches("for (int p").count(), 1, "{slice}");
+        assert!(!outer.contains("return;"), "{outer}");
+    }
+
+    #[test]
     fn kernel_names() {
         assert_eq!(kernel_name(Family::Xgemm, true, false), "xgemm_am_bk");
         assert_eq!(kernel_name(Family::Direct, false, true), "direct_ak_bn");
