@@ -87,23 +87,7 @@ inline real hsum(const realP v) {
     const __local real* a = a_slice + (p - k0) * GROUP_ROWS + (int)get_local_id(0) * BM; \
     _Pragma("unroll") for (int v = 0; v < MV; v++) { av[v] = *(const __local realP*)(a + v * LANES); } \
 }
-#else
-// A's column p from global memory.
-#define LOAD_A_COLUMN(rows_inside) { \
-    const __global real* a = A + i0 + p * lda; \
-    _Pragma("unroll") for (int v = 0; v < MV; v++) { \
-        if (rows_inside) { \
-            av[v] = VLOADP(a + v * LANES); \
-        } else { \
-            real e[LANES]; \
-            for (int l = 0; l < LANES; l++) { e[l] = (i0 + v * LANES + l < M) ? a[v * LANES + l] : ZERO; } \
-            av[v] = VLOADP(e); \
-        } \
-    } \
-}
-#endif
 
-#if PA
 // Copies rows g0 .. g0 + GROUP_ROWS of A's columns k0 .. k1 into `a_slice` (zeros past M), one
 // column after another; each work-item of the group takes a consecutive range of columns.
 inline void pack_a_slice(const int M, const int k0, const int k1, const __global real* restrict A,
@@ -126,6 +110,20 @@ inline void pack_a_slice(const int M, const int k0, const int k1, const __global
             }
         }
     }
+}
+#else
+// A's column p from global memory.
+#define LOAD_A_COLUMN(rows_inside) { \
+    const __global real* a = A + i0 + p * lda; \
+    _Pragma("unroll") for (int v = 0; v < MV; v++) { \
+        if (rows_inside) { \
+            av[v] = VLOADP(a + v * LANES); \
+        } else { \
+            real e[LANES]; \
+            for (int l = 0; l < LANES; l++) { e[l] = (i0 + v * LANES + l < M) ? a[v * LANES + l] : ZERO; } \
+            av[v] = VLOADP(e); \
+        } \
+    } \
 }
 #endif
 
