@@ -91,8 +91,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             if ok { "ok" } else { "FAILED" }
         );
     }
-    let stats = build_stats();
-    println!("\nprograms compiled: {}, loaded from cache: {} (none after warm-up)", stats.compiled, stats.from_cache);
+    let end = build_stats();
+    println!(
+        "\nprograms compiled: {}, loaded from cache: {} ({} after warm-up)",
+        end.compiled,
+        end.from_cache,
+        end.compiled + end.from_cache - stats.compiled - stats.from_cache
+    );
     if failures > 0 {
         return Err(format!("{failures} shapes failed the reference check").into());
     }

@@ -23,7 +23,7 @@ use crate::codegen::{AtomicAdd, Family, Geometry, Orientation, Variant};
 use crate::device::{DeviceClass, DeviceInfo};
 use crate::error::{cl, Error, Result};
 use crate::gemm::{mem_len, Element, Precision, Problem};
-use crate::selection::{VariantId, HELPERS_SOURCE, VARIANTS};
+use crate::selection::{self, VariantId, HELPERS_SOURCE};
 use crate::tile_flags::TileFlags;
 
 static PROGRAMS_COMPILED: AtomicU64 = AtomicU64::new(0);
@@ -32,7 +32,7 @@ static PROGRAMS_FROM_CACHE: AtomicU64 = AtomicU64::new(0);
 /// Counters of program builds in this process, for checking that nothing compiles after warm-up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BuildStats {
-    /// Programs compiled from source.
+    /// Programs built from source (on PoCL, its own kernel cache may serve them).
     pub compiled: u64,
     /// Programs loaded from the on-disk binary cache.
     pub from_cache: u64,
@@ -86,8 +86,10 @@ impl Program {
                 get_program_build_info(raw, engine.device, CL_PROGRAM_BUILD_LOG).map(Into::into).unwrap_or_default();
             return Err(Error::Build { variant: name.to_string(), log });
         }
-        if let Some(binary) = program.binary_for(engine.device) {
-            engine.cache.store(&key, &binary);
+        if engine.cache.is_enabled() {
+            if let Some(binary) = program.binary_for(engine.device) {
+                engine.cache.store(&key, &binary);
+            }
         }
         Ok(program)
     }
@@ -510,63 +512,80 @@ fn launch(
     Ok(event)
 }
 
-/// The shipped set built for one precision on one device.
+/// The shipped set for one precision on one device: each variant built when first needed.
 struct CompiledSet {
-    /// One entry per `VariantId`: the build or why it failed.
-    variants: Vec<Result<CompiledVariant>>,
-    /// For each `VariantId`, the index of the variant to run (itself, or a built fallback).
-    dispatch: Vec<usize>,
+    precision: Precision,
+    /// One cell per `VariantId`, filled on first need: the build, or why it failed.
+    variants: Vec<OnceCell<Result<CompiledVariant>>>,
     /// `scale_c`, for alpha = 0 or K = 0.
     scale: Mutex<Kernel>,
     _helpers: Program,
 }
 
 impl CompiledSet {
+    /// Builds the helpers and, in parallel, the variants the device's tree can pick; the rest of
+    /// the set waits until a call names one. Fails only if no variant of the set builds.
     fn build(engine: &Engine, precision: Precision) -> Result<CompiledSet> {
-        let variants: Vec<Result<CompiledVariant>> = std::thread::scope(|s| {
-            let handles: Vec<_> = VariantId::ALL
-                .iter()
-                .map(|id| {
-                    s.spawn(move || {
-                        let info = id.info();
-                        CompiledVariant::from_source(
-                            engine,
-                            info.id,
-                            &id.variant(),
-                            info.source,
-                            info.split_source,
-                            precision,
-                        )
-                    })
-                })
-                .collect();
-            handles.into_iter().map(|h| h.join().expect("build thread")).collect()
-        });
-        let built: Vec<usize> = (0..variants.len()).filter(|&i| variants[i].is_ok()).collect();
-        if built.is_empty() {
-            let first = variants.into_iter().next().and_then(Result::err);
-            return Err(first.unwrap_or_else(|| Error::NoDevice("no variant built".into())));
-        }
-        for (i, v) in variants.iter().enumerate() {
-            if let Err(e) = v {
-                eprintln!(
-                    "fewfit: warning: {} on {}: {e}; its shapes fall back to another variant",
-                    VARIANTS[i].id, engine.info.name
-                );
-            }
-        }
-        let dispatch = (0..variants.len())
-            .map(|i| {
-                if variants[i].is_ok() {
-                    return i;
-                }
-                let same_family = built.iter().copied().find(|&j| VARIANTS[j].family == VARIANTS[i].family);
-                same_family.unwrap_or(built[0])
-            })
-            .collect();
         let helpers = Program::build(engine, "helpers", HELPERS_SOURCE, precision.build_options())?;
         let scale = Mutex::new(helpers.kernel("scale_c")?);
-        Ok(CompiledSet { variants, dispatch, scale, _helpers: helpers })
+        let variants = VariantId::ALL.iter().map(|_| OnceCell::new()).collect();
+        let set = CompiledSet { precision, variants, scale, _helpers: helpers };
+        let reachable = selection::reachable(engine.info.class);
+        set.build_all(engine, &reachable);
+        if reachable.iter().all(|&id| set.variant(engine, id).is_err()) {
+            set.build_all(engine, &VariantId::ALL);
+            if VariantId::ALL.iter().all(|&id| set.variant(engine, id).is_err()) {
+                let first = set.variants.into_iter().next().and_then(OnceCell::into_inner).and_then(Result::err);
+                return Err(first.unwrap_or_else(|| Error::NoDevice("no variant built".into())));
+            }
+        }
+        Ok(set)
+    }
+
+    /// Variant `id` as built on this device (building it on first need), or why it did not build.
+    fn variant(&self, engine: &Engine, id: VariantId) -> &Result<CompiledVariant> {
+        self.variants[id.index()].get_or_init(|| {
+            let info = id.info();
+            let built = CompiledVariant::from_source(
+                engine,
+                info.id,
+                &id.variant(),
+                info.source,
+                info.split_source,
+                self.precision,
+            );
+            if let Err(e) = &built {
+                eprintln!(
+                    "fewfit: warning: {} on {}: {e}; its shapes fall back to another variant",
+                    info.id, engine.info.name
+                );
+            }
+            built
+        })
+    }
+
+    /// Builds the variants not built yet among `ids`, in parallel.
+    fn build_all(&self, engine: &Engine, ids: &[VariantId]) {
+        std::thread::scope(|s| {
+            for &id in ids {
+                s.spawn(move || {
+                    self.variant(engine, id);
+                });
+            }
+        });
+    }
+
+    /// The variant that runs for `id`: itself, or where it failed to build, the first variant of
+    /// the set that builds, of its own family if one does.
+    fn runnable(&self, engine: &Engine, id: VariantId) -> Result<(VariantId, &CompiledVariant)> {
+        let family = id.info().family;
+        let same_family = VariantId::ALL.into_iter().filter(|v| v.info().family == family);
+        let others = VariantId::ALL.into_iter().filter(|v| v.info().family != family);
+        std::iter::once(id)
+            .chain(same_family)
+            .chain(others)
+            .find_map(|v| self.variant(engine, v).as_ref().ok().map(|built| (v, built)))
+            .ok_or_else(|| Error::Unavailable { what: id.to_string(), reason: "no variant of the set builds here".into() })
     }
 }
 
@@ -601,7 +620,8 @@ impl Engine {
         let info = DeviceInfo::query(device)?;
         // SAFETY: the context is valid; the engine keeps it alive until dropped.
         unsafe { opencl3::context::context::retain_context(context) }.map_err(cl("clRetainContext"))?;
-        Ok(Engine { context, device, info, cache: BinaryCache::from_env(), sets: [OnceCell::new(), OnceCell::new()] })
+        let cache = BinaryCache::for_device(&info);
+        Ok(Engine { context, device, info, cache, sets: [OnceCell::new(), OnceCell::new()] })
     }
 
     /// The engine of a (context, device), created on first use and kept for the process's life.
@@ -631,24 +651,27 @@ impl Engine {
         self.sets[precision as usize].get_or_try_init(|| CompiledSet::build(self, precision))
     }
 
-    /// Builds the whole shipped set for a precision now (otherwise the first call does).
+    /// Builds now what the first call of a precision would build: the variants the device's tree
+    /// can pick, so that no call with automatic selection compiles afterwards. Variants outside
+    /// the tree are built when a call first names one ([`crate::Selection::Forced`]).
     pub fn warm_up(&self, precision: Precision) -> Result<()> {
         self.set(precision).map(|_| ())
     }
 
-    /// The variants of the shipped set that failed to build for a precision, with why.
+    /// Builds the whole shipped set for a precision (each variant once) and returns the variants
+    /// that failed to build, with why.
     pub fn build_failures(&self, precision: Precision) -> Result<Vec<(VariantId, String)>> {
         let set = self.set(precision)?;
+        set.build_all(self, &VariantId::ALL);
         Ok(VariantId::ALL
-            .iter()
-            .zip(&set.variants)
-            .filter_map(|(id, v)| v.as_ref().err().map(|e| (*id, e.to_string())))
+            .into_iter()
+            .filter_map(|id| set.variant(self, id).as_ref().err().map(|e| (id, e.to_string())))
             .collect())
     }
 
     /// The variant that actually runs for `id` (itself, or the fallback if it failed to build).
     pub fn resolve(&self, id: VariantId, precision: Precision) -> Result<VariantId> {
-        Ok(VariantId::ALL[self.set(precision)?.dispatch[id.index()]])
+        Ok(self.set(precision)?.runnable(self, id)?.0)
     }
 
     /// Enqueues variant `id` (or the fallback that runs for it) on a checked problem, as
@@ -664,10 +687,7 @@ impl Engine {
         wait: &[cl_event],
         want_event: bool,
     ) -> Result<cl_event> {
-        let set = self.set(T::PRECISION)?;
-        let variant = set.variants[set.dispatch[id.index()]]
-            .as_ref()
-            .map_err(|e| Error::Unavailable { what: id.to_string(), reason: e.to_string() })?;
+        let (_, variant) = self.set(T::PRECISION)?.runnable(self, id)?;
         variant.enqueue(queue, problem, alpha, beta, wait, want_event)
     }
 

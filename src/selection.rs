@@ -89,6 +89,13 @@ pub fn tree(class: DeviceClass) -> &'static Tree {
     &TREES.iter().find(|(c, _)| *c == class).expect("every class ships a tree").1
 }
 
+/// The variants a class's tree can pick (its leaves, each once, in set order): all that automatic
+/// selection ever launches on a device of that class.
+pub fn reachable(class: DeviceClass) -> Vec<VariantId> {
+    let leaves = tree(class).leaf_variants();
+    VariantId::ALL.into_iter().filter(|v| leaves.contains(&v.info().id)).collect()
+}
+
 /// Which variant a shape goes to on a class of device, and the path through the tree that led there.
 #[derive(Clone, Debug)]
 pub struct Explanation {
