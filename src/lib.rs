@@ -1,8 +1,9 @@
 //! fewfit: OpenCL GEMM from a small set of kernel variants chosen offline and built into the crate.
 //!
 //! Each call goes through a decision tree compiled into nested `if`s (per device class) to one of
-//! the prebuilt variants; the set is built once per device and cached on disk, so there is no
-//! tuning and no compiling per shape. See README.md.
+//! the prebuilt variants. A process's first call on a device builds the variants that device's tree
+//! can pick (others only when a call names one), and the binaries are cached on disk, so there is
+//! no tuning and no compiling per shape. See README.md.
 
 mod cache;
 pub mod capi;
