@@ -1,6 +1,7 @@
 //! The generated `select_*` functions agree with a plain interpreter of the same JSON trees on
 //! shapes drawn from a grid that straddles every threshold and on the listed shapes, which reach
-//! every leaf, and `explain` reports the same path.
+//! every leaf, and `explain` reports the same path; `selection::reachable`, which the first call
+//! builds, holds exactly the variants they pick.
 
 use fewfit::codegen::tree::Node;
 use fewfit::codegen::ShapeFeatures;
@@ -81,10 +82,15 @@ fn generated_selectors_match_the_interpreter() {
     for class in DeviceClass::ALL {
         let select = class.selector();
         let tree = selection::tree(class);
+        let reachable = selection::reachable(class);
         let mut leaves_reached = std::collections::BTreeSet::new();
+        let mut picked = std::collections::BTreeSet::new();
         for &(m, n, k) in &shapes {
             let f = ShapeFeatures::new(m, n, k);
             let generated = select(&f);
+            picked.insert(generated.index());
+            // The first call builds `reachable` alone, so a pick outside it would compile mid-run.
+            assert!(reachable.contains(&generated), "class {class}: {generated} is not in `reachable`");
             let interpreted = tree.decide(&f);
             assert_eq!(generated.info().id, interpreted.variant(), "class {class}, {f:?}");
             let e = explain(class, f);
@@ -100,6 +106,7 @@ fn generated_selectors_match_the_interpreter() {
             "class {class}: the grid reaches {} of {leaves} leaves",
             leaves_reached.len()
         );
+        assert_eq!(picked.len(), reachable.len(), "class {class}: every variant of `reachable` is picked somewhere");
     }
 }
 
