@@ -652,8 +652,10 @@ impl Engine {
     }
 
     /// Builds now what the first call of a precision would build: the variants the device's tree
-    /// can pick, so that no call with automatic selection compiles afterwards. Variants outside
-    /// the tree are built when a call first names one ([`crate::Selection::Forced`]).
+    /// can pick, so that no call with automatic selection builds a program afterwards. Variants
+    /// outside the tree are built when a call first names one ([`crate::Selection::Forced`]).
+    /// PoCL still compiles each kernel for its work-group shape at the kernel's first launch
+    /// (about 2 s a kernel on a 2-core VM), and keeps that in its own cache for later processes.
     pub fn warm_up(&self, precision: Precision) -> Result<()> {
         self.set(precision).map(|_| ())
     }
