@@ -585,7 +585,10 @@ impl CompiledSet {
             .chain(same_family)
             .chain(others)
             .find_map(|v| self.variant(engine, v).as_ref().ok().map(|built| (v, built)))
-            .ok_or_else(|| Error::Unavailable { what: id.to_string(), reason: "no variant of the set builds here".into() })
+            .ok_or_else(|| Error::Unavailable {
+                what: id.to_string(),
+                reason: "no variant of the set builds here".into(),
+            })
     }
 }
 

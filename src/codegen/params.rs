@@ -642,9 +642,9 @@ impl Geometry {
 
     /// The work-groups of a stream-K launch of `batch` M x N x K products on a device of
     /// `compute_units`, or `None` to launch one work-group per tile. With SK > 0 that is SK per
-    /// compute unit, where a grid would fill less than [`STREAM_K_BELOW_FILL_PERCENT`] of its waves
+    /// compute unit, where a grid would fill less than `STREAM_K_BELOW_FILL_PERCENT` of its waves
     /// (its last wave mostly idle) whether 1, 2, ... or SK work-groups run per compute unit (the
-    /// occupancy is not known to the host), and each gets at least [`STREAM_K_MIN_STEPS`] steps of K.
+    /// occupancy is not known to the host), and each gets at least `STREAM_K_MIN_STEPS` steps of K.
     pub fn stream_k_groups(&self, m: usize, n: usize, k: usize, batch: usize, compute_units: usize) -> Option<usize> {
         let groups = self.stream_k * compute_units;
         if groups == 0 {

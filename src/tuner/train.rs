@@ -196,7 +196,7 @@ fn features(shape: &Shape) -> [f64; ShapeFeatures::COUNT] {
 /// configurations (column indices). Cross-validates the option grid, refits the best point on all
 /// rows, converts, simplifies and annotates the tree. A configuration not measured on a row counts
 /// there only if no device of the row's class measured it (then as a failure, see
-/// [`failed_where_class_never_ran`]); otherwise its time there is unknown and the row is left out of
+/// `failed_where_class_never_ran`); otherwise its time there is unknown and the row is left out of
 /// its costs.
 pub fn train(
     matrix: &Matrix,
