@@ -2,8 +2,9 @@
 # On the lent GPU machine: runs the correctness tests and the C API test carried in .device/tests
 # (scripts/device/build.sh) on its CPU through the PoCL installed there (5.0: another PoCL than the
 # dev machine's 3.1, with another work-group compiler), each test alone with a time limit, so that a
-# slow or stuck test names itself (2026-11-27: with 4 threads and cold caches the mechanism and
-# variants tests did not finish in 600 s / 150 s); then the kernel-mechanism test on the GPU.
+# slow or stuck test names itself (2026-11-27: with cold caches each first GEMM built the whole set,
+# minutes on PoCL, until the first call built only the tree's variants; the mechanism tests still
+# take over 100 s each there); then the kernel-mechanism test on the GPU.
 # Usage: [LIMIT=240] bash scripts/device/cpu-tests.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.."
