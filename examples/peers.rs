@@ -6,7 +6,8 @@
 //! - CLBlast (`libclblast.so.1`, loaded at run time) on the same queue and buffers;
 //! - on a CPU device, OpenBLAS `cblas_sgemm` (`libopenblas.so.0`, loaded at run time) on host memory.
 //!
-//! Row-major NN SGEMM, alpha = 1, beta = 0, random data in [-1, 1). Each call is timed with the queue
+//! Row-major SGEMM, NN or with `--transpose-b` NT (B stored N x K, as PyTorch's `Linear` holds its
+//! weights), alpha = 1, beta = 0, random data in [-1, 1). Each call is timed with the queue
 //! finished after it (wall time) on a queue without profiling, as a framework's; device time is the
 //! median of the event's START..END over as many calls on a profiling queue. Every result
 //! is checked on 256 sampled elements against an f64 host reference; a wrong result is reported on
@@ -26,7 +27,9 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use clap::Parser;
 use fewfit::codegen::Variant;
 use fewfit::tuner::dataset::Dataset;
-use fewfit::{chosen_variant, gemm, CompiledVariant, DefaultDevice, DeviceClass, Engine, GemmSpec, Precision};
+use fewfit::{
+    chosen_variant, gemm, CompiledVariant, DefaultDevice, DeviceClass, Engine, GemmSpec, Layout, Precision, Transpose,
+};
 use opencl3::command_queue::CommandQueue;
 use opencl3::event::Event;
 use opencl3::kernel::{ExecuteKernel, Kernel};
@@ -69,6 +72,10 @@ struct Args {
     /// CLBlast library to load (default: libclblast.so.1, then libclblast.so).
     #[arg(long)]
     clblast: Option<String>,
+    /// Row-major NT instead of NN: B is stored N x K (ldb = K) and used transposed, by every
+    /// implementation. Sweeps time NN only, so there is no oracle column.
+    #[arg(long)]
+    transpose_b: bool,
 }
 
 /// Times of one implementation on one shape, in ms.
@@ -133,6 +140,8 @@ struct Report {
     clblast: Option<String>,
     openblas: Option<String>,
     data: Vec<PathBuf>,
+    /// "NN" or "NT" (row-major).
+    layout: &'static str,
     /// An empty kernel's enqueue + finish (one work-item), timed like every call: what no GEMM on
     /// this queue can go below in wall time.
     launch_floor: Timing,
@@ -343,7 +352,9 @@ struct Problem {
     n: usize,
     k: usize,
     a: Vec<f32>,
+    /// B as stored: K x N, or N x K with `transpose_b`.
     b: Vec<f32>,
+    transpose_b: bool,
     a_buf: Buffer<f32>,
     b_buf: Buffer<f32>,
     c_buf: Buffer<f32>,
@@ -352,9 +363,15 @@ struct Problem {
 }
 
 impl Problem {
-    fn new(device: &DefaultDevice, (m, n, k): (usize, usize, usize), rng: &mut StdRng) -> Res<Problem> {
+    fn new(
+        device: &DefaultDevice,
+        (m, n, k): (usize, usize, usize),
+        transpose_b: bool,
+        rng: &mut StdRng,
+    ) -> Res<Problem> {
         let a: Vec<f32> = (0..m * k).map(|_| rng.gen_range(-1.0..1.0)).collect();
         let b: Vec<f32> = (0..k * n).map(|_| rng.gen_range(-1.0..1.0)).collect();
+        let b_at = |p: usize, j: usize| if transpose_b { b[j * k + p] } else { b[p * n + j] };
         let upload = |data: &[f32]| -> Res<Buffer<f32>> {
             // SAFETY: a fresh buffer of the data's length, written before use.
             let mut buf =
@@ -371,18 +388,28 @@ impl Problem {
                 let (i, j) = (idx / n, idx % n);
                 let (mut sum, mut mag) = (0.0f64, 0.0f64);
                 for p in 0..k {
-                    let prod = a[i * k + p] as f64 * b[p * n + j] as f64;
+                    let prod = a[i * k + p] as f64 * b_at(p, j) as f64;
                     sum += prod;
                     mag += prod.abs();
                 }
                 (idx, sum, mag * (k as f64 + 2.0) * f32::EPSILON as f64 * 4.0)
             })
             .collect();
-        Ok(Problem { m, n, k, a, b, a_buf, b_buf, c_buf, samples })
+        Ok(Problem { m, n, k, a, b, transpose_b, a_buf, b_buf, c_buf, samples })
     }
 
     fn spec(&self) -> GemmSpec {
-        GemmSpec::row_major(self.m, self.n, self.k)
+        let tb = if self.transpose_b { Transpose::Yes } else { Transpose::No };
+        GemmSpec::new(Layout::RowMajor, Transpose::No, tb, self.m, self.n, self.k)
+    }
+
+    /// B's CBLAS / CLBlast transpose code (111 no, 112 yes) and leading dimension.
+    fn b_transpose_and_ld(&self) -> (i32, usize) {
+        if self.transpose_b {
+            (112, self.k)
+        } else {
+            (111, self.n)
+        }
     }
 
     fn flops(&self) -> f64 {
@@ -509,7 +536,14 @@ fn main() -> Res<()> {
         None
     };
     let clblast = clblast.ok();
-    let oracle = oracle_table(&args.data, args.oracle_device.as_deref().unwrap_or(&info.name))?;
+    let layout = if args.transpose_b { "NT" } else { "NN" };
+    println!("layout: row-major {layout}");
+    let oracle = if args.transpose_b {
+        println!("oracle: sweeps time NN only, column left empty");
+        OracleTable::new()
+    } else {
+        oracle_table(&args.data, args.oracle_device.as_deref().unwrap_or(&info.name))?
+    };
     if args.data.is_empty() {
         println!("oracle: no --data, column left empty");
     }
@@ -549,7 +583,8 @@ fn main() -> Res<()> {
             continue;
         }
         eprintln!("{m}x{n}x{k}: running");
-        let mut p = Problem::new(device, (m, n, k), &mut rng)?;
+        let mut p = Problem::new(device, (m, n, k), args.transpose_b, &mut rng)?;
+        let (b_trans, ldb) = p.b_transpose_and_ld();
         let spec = p.spec();
         let queue = &device.queue;
 
@@ -576,12 +611,12 @@ fn main() -> Res<()> {
             row.clblast = Some(run_cl(&mut p, device, &args, None, |queue, p| {
                 let mut q = queue.get();
                 let mut event: cl_event = std::ptr::null_mut();
-                // SAFETY: buffers hold m*k, k*n and m*n floats; row-major NN with tight leading dimensions.
+                // SAFETY: buffers hold m*k, k*n and m*n floats; row-major, tight leading dimensions.
                 let status = unsafe {
                     (cl.func)(
                         101,
                         111,
-                        111,
+                        b_trans,
                         m,
                         n,
                         k,
@@ -591,7 +626,7 @@ fn main() -> Res<()> {
                         k,
                         p.b_buf.get(),
                         0,
-                        n,
+                        ldb,
                         0.0,
                         p.c_buf.get(),
                         0,
@@ -619,12 +654,12 @@ fn main() -> Res<()> {
             let mut c = vec![f32::NAN; m * n];
             let (a, b) = (&p.a, &p.b);
             let timing = time_host(&args, || {
-                // SAFETY: slices of m*k, k*n and m*n floats; row-major NN with tight leading dimensions.
+                // SAFETY: slices of m*k, k*n and m*n floats; row-major, tight leading dimensions.
                 unsafe {
                     (ob.func)(
                         101,
                         111,
-                        111,
+                        b_trans,
                         m as i32,
                         n as i32,
                         k as i32,
@@ -632,7 +667,7 @@ fn main() -> Res<()> {
                         a.as_ptr(),
                         k as i32,
                         b.as_ptr(),
-                        n as i32,
+                        ldb as i32,
                         0.0,
                         c.as_mut_ptr(),
                         n as i32,
@@ -662,6 +697,7 @@ fn main() -> Res<()> {
             clblast: clblast.as_ref().map(|p| p.name.clone()),
             openblas: openblas.as_ref().map(|p| p.name.clone()),
             data: args.data.clone(),
+            layout,
             launch_floor,
             rows,
             wrong_results: wrong,
