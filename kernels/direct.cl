@@ -4,7 +4,8 @@
 // Direct GEMM for small and skinny shapes (GEMV-like decode, M up to about 16). A work-group of
 // NDIMD x KDIMD work-items computes WPTM rows by NDIMD * WPTN * VWD columns of C: each work-item keeps
 // WPTM x (WPTN * VWD) partial sums over every KDIMD-th run of UKD adjacent k's (every KDIMD-th vector
-// of VWD k's when B is contiguous along K), and the work-group adds them up in local memory. The faster-varying work-item
+// of VWD k's when B is contiguous along K, KU of them loaded at once), and the work-group adds them
+// up in local memory. The faster-varying work-item
 // index runs along whichever dimension B is contiguous in, and B (the large operand) is read in vectors
 // of VWD along that dimension, so its loads are coalesced and wide. C is addressed through a row and a
 // column stride, so the host can hand the kernel the transposed problem (Cᵀ = op(B)ᵀ op(A)ᵀ) to make M
@@ -14,6 +15,9 @@
 // Rows of C reduced per round: all WPTM at once, or one at a time (RBR = 1), which needs WPTM times
 // less local memory and so allows more work-items for many rows.
 #define RROWS {% if RBR == 1 %}1{% else %}WPTM{% endif %}
+// Where B is contiguous along K: the runs of VWD k's per column a step loads before it multiplies,
+// UKD as long as B's values of a step take at most 64 registers.
+#define KU (UKD * CPW * VWD <= 64 ? UKD : (64 / (CPW * VWD) > 0 ? 64 / (CPW * VWD) : 1))
 // The column (within the work-group's tile) of a work-item's c-th column: WPTN vectors of VWD
 // adjacent columns, NDIMD * VWD apart.
 #define COLD(nd, c) (((nd) + ((c) / VWD) * NDIMD) * VWD + (c) % VWD)
@@ -77,34 +81,46 @@ inline void direct_body(const int M, const int N, const int K, const real alpha,
             }
         }
     } else {
-        // B contiguous along K: each step, VWD adjacent k's of every column and row.
-        for (int p0 = kd * VWD; p0 < K; p0 += KDIMD * VWD) {
-            real a[WPTM * VWD];
+        // B contiguous along K: each step, KU runs of VWD adjacent k's, KDIMD * VWD apart, of every
+        // column (all loaded before the multiply-adds that use them) and of every row of A.
+        for (int p0 = kd * VWD; p0 < K; p0 += KDIMD * VWD * KU) {
+            real b[KU][CPW * VWD];
             #pragma unroll
-            for (int wm = 0; wm < WPTM; wm++) {
-                const int i = m0 + wm;
-                if (!(rows_inside || i < M)) {
-                    for (int v = 0; v < VWD; v++) {
-                        a[wm * VWD + v] = ZERO;
-                    }
-                } else if (a_along_m) {
-                    for (int v = 0; v < VWD; v++) {
-                        a[wm * VWD + v] = (p0 + v < K) ? A[i + (p0 + v) * lda] : ZERO;
-                    }
-                } else {
-                    LOADD(a, wm * VWD, A + p0 + i * lda, K - p0, a_aligned)
+            for (int u = 0; u < KU; u++) {
+                const int p = p0 + u * KDIMD * VWD;
+                #pragma unroll
+                for (int c = 0; c < CPW; c++) {
+                    const int j = n0 + COLD(nd, c);
+                    LOADD(b[u], c * VWD, B + p + j * ldb, (j < N) ? K - p : 0, b_aligned)
                 }
             }
             #pragma unroll
-            for (int c = 0; c < CPW; c++) {
-                const int j = n0 + COLD(nd, c);
-                real b[VWD];
-                LOADD(b, 0, B + p0 + j * ldb, (j < N) ? K - p0 : 0, b_aligned)
+            for (int u = 0; u < KU; u++) {
+                const int p = p0 + u * KDIMD * VWD;
+                real a[WPTM * VWD];
                 #pragma unroll
                 for (int wm = 0; wm < WPTM; wm++) {
+                    const int i = m0 + wm;
+                    if (!(rows_inside || i < M)) {
+                        for (int v = 0; v < VWD; v++) {
+                            a[wm * VWD + v] = ZERO;
+                        }
+                    } else if (a_along_m) {
+                        for (int v = 0; v < VWD; v++) {
+                            a[wm * VWD + v] = (p + v < K) ? A[i + (p + v) * lda] : ZERO;
+                        }
+                    } else {
+                        LOADD(a, wm * VWD, A + p + i * lda, K - p, a_aligned)
+                    }
+                }
+                #pragma unroll
+                for (int c = 0; c < CPW; c++) {
                     #pragma unroll
-                    for (int v = 0; v < VWD; v++) {
-                        acc[wm][c] = fma(a[wm * VWD + v], b[v], acc[wm][c]);
+                    for (int wm = 0; wm < WPTM; wm++) {
+                        #pragma unroll
+                        for (int v = 0; v < VWD; v++) {
+                            acc[wm][c] = fma(a[wm * VWD + v], b[u][c * VWD + v], acc[wm][c]);
+                        }
                     }
                 }
             }

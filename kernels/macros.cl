@@ -79,10 +79,13 @@ inline void load_{{ name }}(real* r, const __global real* X, const int ld, const
     }
 }
 
-{% if DB >= 3 %}// Copies this work-item's share of the {{ R }} x KWG slice of operand {{ name }} at outer index o0 and depth
+{% if DB >= 3 %}// Where row o of a slice contiguous along K starts: KWG elements a row, and KPAD more after every
+// STEP_{{ name }} rows (xgemm.cl).
+#define KROW_{{ name }}(o) ((o) * KWG + ((o) / STEP_{{ name }}) * KPAD)
+// Copies this work-item's share of the {{ R }} x KWG slice of operand {{ name }} at outer index o0 and depth
 // k0 straight into the slice lm, zero-filling what lies outside `outer` x K. An operand contiguous
 // along its outer dimension lands as store_{{ name }} lays it (lm[k * {{ R }} + o]), shared as load_{{ name }}
-// shares it; one contiguous along K lands K-contiguous (lm[o * KWG + k]), consecutive work-items
+// shares it; one contiguous along K lands K-contiguous (lm[KROW_{{ name }}(o) + k]), consecutive work-items
 // copying consecutive vectors of VWK along K, so both sides of every copy are whole vectors. With
 // -DNVIDIA_CP_ASYNC every copy is an asynchronous cp.async (COPY_VECTOR, COPY_ELEMENT), which
 // ASYNC_WAIT completes.
@@ -115,7 +118,7 @@ inline void copy_{{ name }}(__local real* lm, const __global real* X, const int 
             const int e = tid + l * WGS;
             const int kv = e % (KWG / VWK), o = e / (KWG / VWK);
             const __global real* x = X + (k0 + kv * VWK) + (o0 + o) * ld;
-            __local real* d = lm + o * KWG + kv * VWK;
+            __local real* d = lm + KROW_{{ name }}(o) + kv * VWK;
             if (interior && aligned) {
                 COPY_VECTOR(d, x, VWK);
             } else {

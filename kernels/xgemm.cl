@@ -15,7 +15,10 @@
 // compute capability 8.0 or later (-DNVIDIA_CP_ASYNC) by asynchronous cp.async, elsewhere by a
 // load and a store each. A copy cannot transpose, so there an operand contiguous along K stays
 // so in its slice, and each KWI step reads KWI of its values per row or column at once; the slices
-// are aligned to 64 bytes, for the widest vector a copy or read may use. With KSPLIT > 1,
+// are aligned to 64 bytes, for the widest vector a copy or read may use. Such a slice's rows are
+// padded by KPAD elements after each run of rows that one work-item reads (KROW_a, KROW_b): the
+// rows the work-items of a warp read at once would otherwise lie a multiple of 128 bytes apart, in
+// the same banks (a 16-way conflict where A is contiguous along K, as in a row-major NT call). With KSPLIT > 1,
 // launch dimension 2 runs batch x KSPLIT: each split multiplies one range of K and adds alpha times
 // its product into C atomically (the host first scales C by beta). On NVIDIA GPUs
 // (-DNVIDIA_PTX_RED) the host does not scale C: split 0 of each tile stores alpha * its product +
@@ -39,6 +42,17 @@
 #define KDIMA (WGS / MDIMA)
 #define KDIMB (WGS / NDIMB)
 #define DB_BUFFERS (DB == 0 ? 1 : DB <= 2 ? 2 : DB - 1)
+// DB >= 3: the padding after each run of rows a work-item reads in a slice contiguous along K, in
+// elements: 16 bytes (a cp.async chunk stays aligned) or KWI elements (a KWI-wide read stays aligned).
+#define KPAD (KWI * PRECISION / 8 > 16 ? KWI : 128 / PRECISION)
+// The rows between two consecutive work-items' first rows (ROW_OF, COL_OF).
+#define STEP_a (STRM == 0 ? MWI : VWM)
+#define STEP_b (STRN == 0 ? NWI : VWN)
+// Elements of one buffer of each operand's slice: with DB >= 3 the padding included and the whole
+// rounded up to 64 bytes, so that every buffer starts aligned.
+#define ROUND_64B(e) (((e) + 512 / PRECISION - 1) / (512 / PRECISION) * (512 / PRECISION))
+#define SLICE_a (DB >= 3 ? ROUND_64B(KWG * MWG + (MWG / STEP_a) * KPAD) : KWG * MWG)
+#define SLICE_b (DB >= 3 ? ROUND_64B(KWG * NWG + (NWG / STEP_b) * KPAD) : KWG * NWG)
 
 // The row (within the tile) of a work-item's mi-th register row, and likewise for columns.
 #if STRM == 0
@@ -141,8 +155,8 @@ inline void xgemm_body(const int M, const int N, const int K, {% if SK != 0 %}co
     #pragma unroll
     for (int s = 0; s < DB_BUFFERS - 1; s++) {
         if (kb + s * KWG < ke) {
-            copy_a(alm + s * (KWG * MWG), A, lda, a_along_m, a_aligned, M, ke, m0, kb + s * KWG, tid);
-            copy_b(blm + s * (KWG * NWG), B, ldb, b_along_n, b_aligned, N, ke, n0, kb + s * KWG, tid);
+            copy_a(alm + s * SLICE_a, A, lda, a_along_m, a_aligned, M, ke, m0, kb + s * KWG, tid);
+            copy_b(blm + s * SLICE_b, B, ldb, b_along_n, b_aligned, N, ke, n0, kb + s * KWG, tid);
         }
         ASYNC_COMMIT();
     }
@@ -168,13 +182,13 @@ inline void xgemm_body(const int M, const int N, const int K, {% if SK != 0 %}co
             const int ka = k0 + (DB_BUFFERS - 1) * KWG;
             const int ba = (buf + DB_BUFFERS - 1) % DB_BUFFERS;
             if (ka < ke) {
-                copy_a(alm + ba * (KWG * MWG), A, lda, a_along_m, a_aligned, M, ke, m0, ka, tid);
-                copy_b(blm + ba * (KWG * NWG), B, ldb, b_along_n, b_aligned, N, ke, n0, ka, tid);
+                copy_a(alm + ba * SLICE_a, A, lda, a_along_m, a_aligned, M, ke, m0, ka, tid);
+                copy_b(blm + ba * SLICE_b, B, ldb, b_along_n, b_aligned, N, ke, n0, ka, tid);
             }
             ASYNC_COMMIT();
         }
-        const __local real* a_sl = alm + buf * (KWG * MWG);
-        const __local real* b_sl = blm + buf * (KWG * NWG);
+        const __local real* a_sl = alm + buf * SLICE_a;
+        const __local real* b_sl = blm + buf * SLICE_b;
 {% elif DB >= 1 %}        // Load the next slice into registers now and store it into the other buffer after the
         // multiply; with DB = 2, B's is loaded halfway through, when A's is stored.
         const bool more = k0 + KWG < ke;
@@ -182,8 +196,8 @@ inline void xgemm_body(const int M, const int N, const int K, {% if SK != 0 %}co
 {% if SA == 1 %}            load_a(ra, A, lda, a_along_m, a_aligned, M, ke, m0, k0 + KWG, tid);
 {% endif %}{% if SB == 1 and DB == 1 %}            load_b(rb, B, ldb, b_along_n, b_aligned, N, ke, n0, k0 + KWG, tid);
 {% endif %}        }
-{% if SA == 1 %}        const __local real* a_sl = alm + buf * (KWG * MWG);
-{% endif %}{% if SB == 1 %}        const __local real* b_sl = blm + buf * (KWG * NWG);
+{% if SA == 1 %}        const __local real* a_sl = alm + buf * SLICE_a;
+{% endif %}{% if SB == 1 %}        const __local real* b_sl = blm + buf * SLICE_b;
 {% endif %}{% else %}{% if SA == 1 %}        load_a(ra, A, lda, a_along_m, a_aligned, M, ke, m0, k0, tid);
         store_a(alm, ra, a_along_m, tid);
         const __local real* a_sl = alm;
@@ -195,7 +209,7 @@ inline void xgemm_body(const int M, const int N, const int K, {% if SK != 0 %}co
         #pragma unroll
         for (int kw = 0; kw < KWG; kw += KWI) {
 {% if DB == 2 %}            if (kw == KWG / 2 && more) {
-                store_a(alm + (buf ^ 1) * (KWG * MWG), ra, a_along_m, tid);
+                store_a(alm + (buf ^ 1) * SLICE_a, ra, a_along_m, tid);
                 load_b(rb, B, ldb, b_along_n, b_aligned, N, ke, n0, k0 + KWG, tid);
             }
 {% endif %}{% if DB >= 3 %}            // The KWI values of this step of each row / column of an operand contiguous along K.
@@ -204,14 +218,14 @@ inline void xgemm_body(const int M, const int N, const int K, {% if SK != 0 %}co
             if (!a_along_m) {
                 #pragma unroll
                 for (int mi = 0; mi < MWI; mi++) {
-                    const realI v = LLOADI(a_sl + ROW_OF(tm, mi) * KWG + kw);
+                    const realI v = LLOADI(a_sl + KROW_a(ROW_OF(tm, mi)) + kw);
                     UNPACKI(ak[mi], 0, v)
                 }
             }
             if (!b_along_n) {
                 #pragma unroll
                 for (int ni = 0; ni < NWI; ni++) {
-                    const realI v = LLOADI(b_sl + COL_OF(tn, ni) * KWG + kw);
+                    const realI v = LLOADI(b_sl + KROW_b(COL_OF(tn, ni)) + kw);
                     UNPACKI(bk[ni], 0, v)
                 }
             }
@@ -282,8 +296,8 @@ inline void xgemm_body(const int M, const int N, const int K, {% if SK != 0 %}co
         }
 {% if DB >= 3 %}        buf = (buf + 1) % DB_BUFFERS;
 {% elif DB >= 1 %}        if (more) {
-{% if SA == 1 and DB == 1 %}            store_a(alm + (buf ^ 1) * (KWG * MWG), ra, a_along_m, tid);
-{% endif %}{% if SB == 1 %}            store_b(blm + (buf ^ 1) * (KWG * NWG), rb, b_along_n, tid);
+{% if SA == 1 and DB == 1 %}            store_a(alm + (buf ^ 1) * SLICE_a, ra, a_along_m, tid);
+{% endif %}{% if SB == 1 %}            store_b(blm + (buf ^ 1) * SLICE_b, rb, b_along_n, tid);
 {% endif %}        }
         barrier(CLK_LOCAL_MEM_FENCE);
         buf ^= 1;
@@ -390,9 +404,9 @@ void xgemm_a{{ a }}_b{{ b }}(const int M, const int N, const int K, const real a
     volatile __global uint* tile_flags = 0;
     const uint epoch = 0;
 #endif
-{% endif %}{% if SA == 1 %}    __local real alm[DB_BUFFERS * KWG * MWG] __attribute__((aligned({% if DB >= 3 %}64{% else %}sizeof(realM){% endif %})));
+{% endif %}{% if SA == 1 %}    __local real alm[DB_BUFFERS * SLICE_a] __attribute__((aligned({% if DB >= 3 %}64{% else %}sizeof(realM){% endif %})));
 {% else %}    __local real* alm = 0;
-{% endif %}{% if SB == 1 %}    __local real blm[DB_BUFFERS * KWG * NWG] __attribute__((aligned({% if DB >= 3 %}64{% else %}sizeof(realN){% endif %})));
+{% endif %}{% if SB == 1 %}    __local real blm[DB_BUFFERS * SLICE_b] __attribute__((aligned({% if DB >= 3 %}64{% else %}sizeof(realN){% endif %})));
 {% else %}    __local real* blm = 0;
 {% endif %}{% if SK != 0 %}    // This work-group's range [begin, end) of the steps of K of all tiles of all batch items, taken
     // a tile at a time from the end.

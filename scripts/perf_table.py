@@ -26,6 +26,9 @@ def main():
     cublas_note = ""
     if args.cublas:
         c = json.load(open(args.cublas))
+        layouts = (bench.get("layout", "NN"), c.get("layout", "NN"))
+        if layouts[0] != layouts[1]:
+            raise SystemExit(f"{args.peers} times row-major {layouts[0]}, {args.cublas} {layouts[1]}: not one table")
         cublas = {(r["m"], r["n"], r["k"]): r.get(key) for r in c["rows"] if not r.get("skipped")}
         cublas_note = f"; cuBLAS: torch {c['torch']} on {c['device']}, TF32 off, median of {c['repeats']}"
         if c["device"] != bench["device"]["name"]:
@@ -50,7 +53,8 @@ def main():
     peers = [f"CLBlast {bench['clblast']}" if bench.get("clblast") else "CLBlast not loaded"]
     if bench.get("openblas"):
         peers.append(f"OpenBLAS {bench['openblas']} (host memory)")
-    print(f"{d['name']} ({d['platform_version'].split(' Linux')[0]}), {bench['date']}; "
+    print(f"{d['name']} ({d['platform_version'].split(' Linux')[0]}), {bench['date']}, "
+          f"row-major {bench.get('layout', 'NN')}; "
           f"{'wall time, queue finished after each call' if args.time == 'wall' else 'device time (events)'}, "
           f"median of {bench['repeats']} after {bench['warmup']} warm-up calls; "
           f"{', '.join(peers)}{cublas_note}. GFLOP/s; ratios are fewfit / peer.\n")

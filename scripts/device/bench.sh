@@ -8,7 +8,7 @@
 #        e.g. --max-flops 1e10]   (BENCH_DATA: the oracle's sweep datasets, see below)
 # PEERS=PATH times another build of the peers example (another set), e.g. beside the carried one.
 # Elsewhere (PoCL): DEVICE=cpu bash scripts/device/bench.sh ... uses the CPU device and skips the
-# NVIDIA set-up and cuBLAS.
+# NVIDIA set-up and cuBLAS. With --transpose-b among the extra arguments, cuBLAS times NT as well.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 shapes="${1:-variants/shapes/bench.txt}"; shift || true
@@ -37,7 +37,8 @@ rc=${PIPESTATUS[0]}
 cublas=()
 if [ "$device" = gpu ]; then
   echo "== cuBLAS"
-  python3 scripts/device/cublas.py --shapes "$shapes" --json "$out/cublas.json" 2>&1 | tee "$out/cublas.txt"
+  layout=(); [[ " $* " == *" --transpose-b "* ]] && layout=(--transpose-b)
+  python3 scripts/device/cublas.py --shapes "$shapes" ${layout[@]+"${layout[@]}"} --json "$out/cublas.json" 2>&1 | tee "$out/cublas.txt"
   [ -f "$out/cublas.json" ] && cublas=("$out/cublas.json")
 fi
 if [ -f "$out/peers.json" ]; then

@@ -1,8 +1,9 @@
-"""cuBLAS FP32 (TF32 off) through PyTorch on row-major NN GEMMs, timed as examples/peers.rs times
+"""cuBLAS FP32 (TF32 off) through PyTorch on row-major NN GEMMs (NT with --transpose-b: B stored N x K,
+as a `Linear` layer's weights, multiplied as b.t()), timed as examples/peers.rs times
 fewfit: warm-up calls, then the median of N calls with the device synchronised after each (wall
 time), and the median of CUDA events around each call (device time).
 
-Usage: python3 cublas.py [--shapes FILE] [--json OUT] [--repeats 20] [--warmup 3] [--max-flops F] [M N K ...]
+Usage: python3 cublas.py [--shapes FILE] [--json OUT] [--repeats 20] [--warmup 3] [--max-flops F] [--transpose-b] [M N K ...]
 Shapes: 'M N K' lines of FILE (# comments), else triples on the command line, else lines on stdin.
 Prints one 'cublas M N K wall_ms X event_ms Y gflops Z event_gflops W' line per shape."""
 import argparse
@@ -27,9 +28,12 @@ def parse_shapes(lines):
     return shapes
 
 
-def time_gemm(m, n, k, repeats, warmup):
+def time_gemm(m, n, k, repeats, warmup, transpose_b=False):
     a = torch.rand(m, k, device="cuda", dtype=torch.float32) * 2 - 1
-    b = torch.rand(k, n, device="cuda", dtype=torch.float32) * 2 - 1
+    if transpose_b:
+        b = (torch.rand(n, k, device="cuda", dtype=torch.float32) * 2 - 1).t()
+    else:
+        b = torch.rand(k, n, device="cuda", dtype=torch.float32) * 2 - 1
     for _ in range(warmup):
         torch.matmul(a, b)
     torch.cuda.synchronize()
@@ -53,6 +57,7 @@ def main():
     p.add_argument("--repeats", type=int, default=20)
     p.add_argument("--warmup", type=int, default=3)
     p.add_argument("--max-flops", type=float)
+    p.add_argument("--transpose-b", action="store_true")
     p.add_argument("dims", nargs="*")
     args = p.parse_args()
     if args.shapes:
@@ -63,7 +68,8 @@ def main():
     else:
         shapes = parse_shapes(sys.stdin.read().splitlines())
     name = torch.cuda.get_device_name(0)
-    print(f"cuBLAS via torch {torch.__version__} on {name} (TF32 off), "
+    layout = "NT" if args.transpose_b else "NN"
+    print(f"cuBLAS via torch {torch.__version__} on {name} (TF32 off, row-major {layout}), "
           f"{args.warmup} warm-up calls, median of {args.repeats}")
     rows = []
     for m, n, k in shapes:
@@ -71,7 +77,7 @@ def main():
         if args.max_flops is not None and flops > args.max_flops:
             rows.append({"m": m, "n": n, "k": k, "flops": flops, "skipped": f"flops > --max-flops {args.max_flops:g}"})
             continue
-        wall, wall_min, event = time_gemm(m, n, k, args.repeats, args.warmup)
+        wall, wall_min, event = time_gemm(m, n, k, args.repeats, args.warmup, args.transpose_b)
         row = {"m": m, "n": n, "k": k, "flops": flops, "wall_ms": wall, "wall_min_ms": wall_min, "event_ms": event,
                "gflops": flops / wall / 1e6, "event_gflops": flops / event / 1e6}
         rows.append(row)
@@ -80,7 +86,7 @@ def main():
     if args.json:
         report = {"tool": "cublas-torch", "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
                   "command": " ".join(sys.argv), "device": name, "torch": torch.__version__, "tf32": False,
-                  "repeats": args.repeats, "warmup": args.warmup, "rows": rows}
+                  "layout": layout, "repeats": args.repeats, "warmup": args.warmup, "rows": rows}
         with open(args.json, "w") as f:
             json.dump(report, f, indent=1)
         print(f"wrote {args.json}")

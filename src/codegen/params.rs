@@ -198,10 +198,8 @@ const XGEMM_CONSTRAINTS: &[Constraint] = &[
     Constraint { name: "DB < 2 || SA + SB == 2", holds: |p| p("DB") < 2 || p("SA") + p("SB") == 2 },
     Constraint { name: "DB != 2 || (KWG/2) % KWI == 0", holds: |p| p("DB") != 2 || (p("KWG") / 2) % p("KWI") == 0 },
     Constraint {
-        name: "buffers(DB)*(SA*MWG+SB*NWG)*KWG*4 <= 49152",
-        holds: |p| {
-            local_buffers(p("DB")) * (p("SA") * p("MWG") + p("SB") * p("NWG")) * p("KWG") * 4 <= LOCAL_MEM_TARGET
-        },
+        name: "buffers(DB)*(SA*slice(MWG)+SB*slice(NWG))*4 <= 49152 (slice: KWG rows, padded with DB >= 3)",
+        holds: |p| xgemm_local_elems(p, 4) * 4 <= LOCAL_MEM_TARGET,
     },
 ];
 
@@ -254,6 +252,24 @@ fn local_buffers(db: u32) -> u32 {
         1..=3 => 2,
         _ => 3,
     }
+}
+
+/// Elements of local memory an xgemm variant declares for elements of `elem_bytes` bytes: each
+/// staged operand's buffers of one KWG-deep slice (`SLICE_a`, `SLICE_b` in kernels/xgemm.cl: with
+/// DB >= 3 padded by KPAD after every run of rows one work-item reads, and rounded up to 64 bytes).
+fn xgemm_local_elems(p: ParamLookup<'_>, elem_bytes: u32) -> u32 {
+    let slice = |tile: u32, items: u32, strided: u32, vector: u32| {
+        let rows = p("KWG") * tile;
+        if p("DB") < 3 {
+            return rows;
+        }
+        let step = if strided == 0 { tile / items } else { vector };
+        let kpad = if p("KWI") * elem_bytes > 16 { p("KWI") } else { 16 / elem_bytes };
+        (rows + tile / step * kpad).div_ceil(64 / elem_bytes) * (64 / elem_bytes)
+    };
+    let a = p("SA") * slice(p("MWG"), p("MDIMC"), p("STRM"), p("VWM"));
+    let b = p("SB") * slice(p("NWG"), p("NDIMC"), p("STRN"), p("VWN"));
+    local_buffers(p("DB")) * (a + b)
 }
 
 /// Rows of C the direct kernel reduces per round in local memory: WPTM, or 1 with RBR = 1.
@@ -404,9 +420,7 @@ impl Variant {
     pub fn local_mem_bytes(&self, elem_bytes: usize) -> usize {
         let p = |n: &str| self.get(n) as usize;
         let elems = match self.family {
-            Family::Xgemm => {
-                local_buffers(self.get("DB")) as usize * (p("SA") * p("KWG") * p("MWG") + p("SB") * p("KWG") * p("NWG"))
-            }
+            Family::Xgemm => xgemm_local_elems(&|n| self.get(n), elem_bytes as u32) as usize,
             Family::Direct => {
                 p("NDIMD") * p("KDIMD") * direct_reduced_rows(&|n| self.get(n)) as usize * p("WPTN") * p("VWD")
             }
@@ -738,7 +752,10 @@ mod tests {
         assert_eq!(v.validate(), Ok(()));
         assert_eq!(v.local_mem_bytes(4), 2 * (16 * 64 * 2) * 4);
         v.params.insert("KWG".into(), 128);
-        assert_eq!(v.validate().unwrap_err().field, "buffers(DB)*(SA*MWG+SB*NWG)*KWG*4 <= 49152");
+        assert_eq!(
+            v.validate().unwrap_err().field,
+            "buffers(DB)*(SA*slice(MWG)+SB*slice(NWG))*4 <= 49152 (slice: KWG rows, padded with DB >= 3)"
+        );
         let mut v = xgemm();
         v.params.extend([("DB".to_string(), 1), ("SA".to_string(), 0), ("SB".to_string(), 0)]);
         assert_eq!(v.validate().unwrap_err().field, "DB == 0 || SA + SB > 0");
@@ -761,14 +778,30 @@ mod tests {
         assert!((halfway.holds)(&params(2, 16, 8)));
         assert!(!(halfway.holds)(&params(2, 8, 8)));
         assert!((halfway.holds)(&params(1, 8, 8)));
-        // DB = 3 / 4 copy both operands straight into two / three buffers.
+        // DB = 3 / 4 copy both operands straight into two / three buffers, whose K-contiguous rows
+        // are padded after every MWI = 4 rows: by 16 bytes (4 floats, 2 doubles) or KWI elements.
         let mut v = xgemm();
         v.params.insert("DB".into(), 3);
         assert_eq!(v.validate(), Ok(()));
-        assert_eq!(v.local_mem_bytes(4), 2 * (16 * 64 * 2) * 4);
+        assert_eq!(v.local_mem_bytes(4), 2 * 2 * (16 * 64 + 16 * 4) * 4);
+        assert_eq!(v.local_mem_bytes(8), 2 * 2 * (16 * 64 + 16 * 2) * 8);
+        v.params.insert("KWI".into(), 8);
+        assert_eq!(v.local_mem_bytes(4), 2 * 2 * (16 * 64 + 16 * 8) * 4);
+        v.params.insert("KWI".into(), 2);
+        // With STRM = 1 a run of A's rows is VWM = 2 rows: 32 runs.
+        v.params.insert("STRM".into(), 1);
+        assert_eq!(v.local_mem_bytes(4), 2 * (16 * 64 + 32 * 4 + 16 * 64 + 16 * 4) * 4);
+        v.params.insert("STRM".into(), 0);
         v.params.insert("DB".into(), 4);
         assert_eq!(v.validate(), Ok(()));
-        assert_eq!(v.local_mem_bytes(4), 3 * (16 * 64 * 2) * 4);
+        assert_eq!(v.local_mem_bytes(4), 3 * 2 * (16 * 64 + 16 * 4) * 4);
+        // A 128 x 64 tile of KWG 32 fills 48 KiB with two unpadded buffers, so padded ones do not fit.
+        v.params.extend([("MWG", 128), ("KWG", 32), ("DB", 1)].map(|(k, x)| (k.to_string(), x)));
+        assert_eq!((v.validate(), v.local_mem_bytes(4)), (Ok(()), 48 * 1024));
+        v.params.insert("DB".into(), 3);
+        assert!(v.validate().unwrap_err().field.starts_with("buffers(DB)"));
+        let mut v = xgemm();
+        v.params.insert("DB".into(), 4);
         v.params.insert("SA".into(), 0);
         assert_eq!(v.validate().unwrap_err().field, "DB < 2 || SA + SB == 2");
     }
