@@ -163,7 +163,8 @@ fn records(path: &Path) -> Vec<Value> {
         .collect()
 }
 
-/// What identifies a measurement (device, shape, precision, kernel and parameters), as text.
+/// What identifies a measurement (device with its machine and layout labels, shape, precision, kernel
+/// and parameters), as text.
 fn key(r: &Value) -> String {
     let params: BTreeMap<String, i64> = r["variant"]["params"]
         .as_object()
@@ -173,11 +174,13 @@ fn key(r: &Value) -> String {
         .collect();
     let d = &r["device"];
     format!(
-        "{}|{}|{}|{}|{}x{}x{}|{}|{}|{:?}",
+        "{}|{}|{}|{}|{}|{}|{}x{}x{}|{}|{}|{:?}",
         d["name"],
         d["vendor"],
         d["driver"],
         d["class"],
+        d["machine"],
+        d["layout"],
         r["m"],
         r["n"],
         r["k"],
@@ -412,6 +415,29 @@ fn sweep_records_every_pair_then_resumes_without_measuring_again() {
     assert_eq!((recs.len(), keys(&recs).len()), (PAIRS + n, PAIRS + n));
     recs.iter().for_each(assert_measured);
     assert!(recs[PAIRS..].iter().all(|r| r["variant"]["params"]["KDIMD"] == 16), "{:?}", &recs[PAIRS..]);
+}
+
+#[test]
+fn nt_sweep_keeps_its_records_apart_from_nn() {
+    let t = tiny();
+    let (dir, data) = with_tiny_copy();
+    let before = std::fs::read(&data).unwrap();
+    // The same pairs in row-major NT: all measured (and checked against the reference) again,
+    // appended, each record labelled with the layout; the NN records untouched.
+    let nt = ok(&mut sweep(dir.path(), &t.space, &t.shapes, &data, &["--transpose-b"]));
+    assert_eq!(summary(&nt), Summary { measured: PAIRS, invalid: 0, resumed: 0, left: 0 }, "{}", nt.both());
+    assert_eq!(&std::fs::read(&data).unwrap()[..before.len()], &before[..]);
+    let recs = records(&data);
+    assert_eq!((recs.len(), keys(&recs).len()), (2 * PAIRS, 2 * PAIRS), "an NT record took an NN record's key");
+    recs.iter().for_each(assert_measured);
+    assert!(recs[..PAIRS].iter().all(|r| r["device"].get("layout").is_none()), "NN records carry no layout");
+    assert!(recs[PAIRS..].iter().all(|r| r["device"]["layout"] == "NT"), "{:?}", &recs[PAIRS..]);
+    // Resumed in NT: nothing left to measure; the merge holds both layouts without a conflict.
+    let again = ok(&mut sweep(dir.path(), &t.space, &t.shapes, &data, &["--transpose-b"]));
+    assert_eq!(summary(&again).resumed, PAIRS, "{}", again.both());
+    let merged = dir.path().join("merged.jsonl");
+    ok(fewfit(dir.path()).arg("merge").arg(&data).arg("--out").arg(&merged));
+    assert_eq!(records(&merged).len(), 2 * PAIRS);
 }
 
 #[test]

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # On the lent GPU machine, in one call: the correctness tests and the C API test on the GPU
 # (smoke.sh), the launch costs (examples/launch_cost.rs), and the peer bench on the 13 shapes of
-# variants/shapes/bench.txt and on the 130 ML shapes (bench.sh, bench-ml.sh), each into its own
+# variants/shapes/bench.txt and on the 130 ML shapes (bench.sh, bench-ml.sh; the ML shapes also in
+# row-major NT, PyTorch's `Linear` layout, without the oracle), each into its own
 # folder of $OUT (or /tmp/release-bench). On a GPU other than the H200 the oracle is the H200's best
 # variant of each shape, re-timed here. Binaries: scripts/device/build.sh on the dev machine.
 set -uo pipefail
@@ -16,4 +17,7 @@ echo "== 13 shapes"; OUT="$out/bench" BENCH_DATA="$ORACLE_DATA" bash scripts/dev
 tail -25 "$out/bench/table-wall.md"
 echo "== ML shapes"; OUT="$out/ml" bash scripts/device/bench-ml.sh "${oracle[@]}" > "$out/ml.log" 2>&1
 tail -4 "$out/ml/table-wall.md"
+echo "== ML shapes, row-major NT (PyTorch's Linear; no oracle)"
+OUT="$out/ml-nt" BENCH_DATA=none bash scripts/device/bench-ml.sh --transpose-b > "$out/ml-nt.log" 2>&1
+tail -4 "$out/ml-nt/table-wall.md"
 date -u

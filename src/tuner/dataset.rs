@@ -27,15 +27,22 @@ pub struct DeviceRecord {
     /// (two VMs of one CPU model, say): `sweep --machine`, `merge --machine`. Absent by default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub machine: Option<String>,
+    /// The layout of the timed calls where it is not row-major NN: `"NT"` (B stored N x K, as
+    /// PyTorch's `Linear` holds its weights; `sweep --transpose-b`). Records of another layout
+    /// measure other work, so they are kept apart like another device's. Absent: NN.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layout: Option<String>,
 }
 
 impl DeviceRecord {
-    /// The name as reports show it: with the machine label in brackets where there is one.
+    /// The name as reports show it: with the machine label and the layout, where there are
+    /// ones, in brackets.
     pub fn label(&self) -> String {
-        match &self.machine {
-            Some(machine) => format!("{} [{machine}]", self.name),
-            None => self.name.clone(),
+        let mut label = self.name.clone();
+        for tag in [&self.machine, &self.layout].into_iter().flatten() {
+            label += &format!(" [{tag}]");
         }
+        label
     }
 }
 
@@ -448,6 +455,7 @@ mod tests {
                 driver: "1".into(),
                 class: "cpu".into(),
                 machine: None,
+                layout: None,
             },
             m,
             n: 8,

@@ -74,6 +74,7 @@ pub fn clblast_tuner(path: &Path) -> Result<Vec<Record>> {
         driver: tuning.platform_version.clone(),
         class: class.to_string(),
         machine: None,
+        layout: None,
     };
     let mut records = Vec::new();
     for (i, r) in tuning.results.into_iter().enumerate() {

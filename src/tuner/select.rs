@@ -928,6 +928,7 @@ pub(crate) mod tests {
                     driver: "1".into(),
                     class: c.to_string(),
                     machine: None,
+                    layout: None,
                 })
                 .collect(),
             problems: problems.iter().map(|&(device, m, n, k)| Problem { device, shape: Shape { m, n, k } }).collect(),

@@ -19,7 +19,7 @@ use sha2::{Digest, Sha256};
 use super::dataset::{Config, Dataset, DeviceRecord, Record, RecordKey, Shape, Times};
 use super::error::{Error, Result};
 use crate::codegen::Variant;
-use crate::{CompiledVariant, DefaultDevice, Element, Engine, GemmSpec, Precision};
+use crate::{CompiledVariant, DefaultDevice, Element, Engine, GemmSpec, Layout, Precision, Transpose};
 
 /// Reads a shapes file: one `M N K` per line (row-major C = A·B with C m×n), `#` starts a comment.
 pub fn read_shapes(path: &Path) -> Result<Vec<Shape>> {
@@ -143,6 +143,8 @@ pub struct Plan {
     pub measured_elsewhere: HashSet<RecordKey>,
     /// The machine label written into every record ([`DeviceRecord::machine`]).
     pub machine: Option<String>,
+    /// Time row-major NT calls (B stored N x K) instead of NN ([`DeviceRecord::layout`]).
+    pub transpose_b: bool,
 }
 
 impl Default for Plan {
@@ -157,6 +159,7 @@ impl Default for Plan {
             progress: true,
             measured_elsewhere: HashSet::new(),
             machine: None,
+            transpose_b: false,
         }
     }
 }
@@ -205,15 +208,22 @@ impl SweepElement for f64 {
     const EPSILON: f64 = f64::EPSILON;
 }
 
-/// The record of a device, with a machine label if one is given.
-pub fn device_record(device: &DefaultDevice, machine: Option<String>) -> DeviceRecord {
+/// The record of a device, with a machine label if one is given and the plan's layout.
+pub fn device_record(device: &DefaultDevice, machine: Option<String>, transpose_b: bool) -> DeviceRecord {
     DeviceRecord {
         name: device.info.name.clone(),
         vendor: device.info.vendor.clone(),
         driver: device.info.driver.clone(),
         class: device.info.class.name().to_string(),
         machine,
+        layout: transpose_b.then(|| "NT".to_string()),
     }
+}
+
+/// The GEMM a sweep times for a shape: row-major NN, or NT with B stored N x K.
+fn sweep_spec(m: usize, n: usize, k: usize, transpose_b: bool) -> GemmSpec {
+    let tb = if transpose_b { Transpose::Yes } else { Transpose::No };
+    GemmSpec::new(Layout::RowMajor, Transpose::No, tb, m, n, k)
 }
 
 /// Sweeps `variants` × `shapes` of one precision on a device, appending to `out`.
@@ -230,7 +240,7 @@ pub fn sweep<T: SweepElement>(
         Precision::F32 => "f32",
         Precision::F64 => "f64",
     };
-    let dev = device_record(device, plan.machine.clone());
+    let dev = device_record(device, plan.machine.clone(), plan.transpose_b);
     let existing = load_existing(out)?;
     let mut done: HashSet<RecordKey> = existing.records.iter().map(Record::key).collect();
     done.extend(plan.measured_elsewhere.iter().cloned());
@@ -276,7 +286,7 @@ pub fn sweep<T: SweepElement>(
         }
         let built = build_all::<T>(&engine, chunk.iter().map(|c| c.0));
         for ((variant, left), build) in chunk.iter().zip(built) {
-            let checked = build.and_then(|compiled| check::<T>(device, &compiled).map(|_| compiled));
+            let checked = build.and_then(|compiled| check::<T>(device, &compiled, plan.transpose_b).map(|_| compiled));
             for &s in left {
                 let shape = &shapes[s];
                 let (times, error) = match &checked {
@@ -424,14 +434,15 @@ impl<T: SweepElement> Operands<T> {
 /// deep K that KSPLIT = 0 splits.
 const CHECK_SHAPES: [(usize, usize, usize); 4] = [(67, 45, 33), (1, 131, 70), (130, 3, 257), (35, 21, 1000)];
 
-/// Runs a variant on small row-major problems with NaN-poisoned C and compares with an f64 reference.
-fn check<T: SweepElement>(device: &DefaultDevice, variant: &CompiledVariant) -> Result<()> {
+/// Runs a variant on small row-major problems (NN, or NT with `transpose_b`) with NaN-poisoned C and
+/// compares with an f64 reference.
+fn check<T: SweepElement>(device: &DefaultDevice, variant: &CompiledVariant, transpose_b: bool) -> Result<()> {
     for (m, n, k) in CHECK_SHAPES {
         let a = random::<T>(m * k, 11);
         let b = random::<T>(k * n, 12);
         let (da, db) = (device_buffer(device, &a)?, device_buffer(device, &b)?);
         let mut dc = device_buffer(device, &vec![T::from_f64(f64::NAN); m * n])?;
-        let spec = GemmSpec::row_major(m, n, k);
+        let spec = sweep_spec(m, n, k, transpose_b);
         variant
             .enqueue_gemm(&device.profiling_queue, &spec, T::from_f64(1.0), &da, &db, T::ZERO, &mut dc, &[])?
             .wait()
@@ -441,7 +452,8 @@ fn check<T: SweepElement>(device: &DefaultDevice, variant: &CompiledVariant) -> 
             for j in 0..n {
                 let (mut sum, mut mag) = (0.0, 0.0);
                 for p in 0..k {
-                    let prod = a[i * k + p].to_f64() * b[p * n + j].to_f64();
+                    let b_pj = if transpose_b { b[j * k + p] } else { b[p * n + j] };
+                    let prod = a[i * k + p].to_f64() * b_pj.to_f64();
                     sum += prod;
                     mag += prod.abs();
                 }
@@ -468,7 +480,7 @@ fn time_pair<T: SweepElement>(
     plan: &Plan,
     best_ms: f64,
 ) -> Result<Times> {
-    let spec = GemmSpec::row_major(shape.m as usize, shape.n as usize, shape.k as usize);
+    let spec = sweep_spec(shape.m as usize, shape.n as usize, shape.k as usize, plan.transpose_b);
     let mut run = || -> Result<f64> {
         let (event, scale) = variant.enqueue_gemm_timed(
             &device.profiling_queue,

@@ -240,6 +240,10 @@ struct SweepArgs {
     /// other machines that report the same name, vendor and driver (two VMs of one CPU model).
     #[arg(long)]
     machine: Option<String>,
+    /// Time row-major NT calls (B stored N x K, as PyTorch's `Linear` holds its weights) instead of
+    /// NN; the records say `"layout": "NT"` and are kept apart from NN's like another device's.
+    #[arg(long)]
+    transpose_b: bool,
     /// Skip shapes of more than this many floating-point operations (2·M·N·K), for slow devices.
     #[arg(long)]
     max_flops: Option<f64>,
@@ -388,6 +392,7 @@ fn run_regenerate(mut args: RegenerateArgs) -> Result<()> {
             skip_measured: args.data.clone(),
             shard: "0/1".into(),
             machine: args.sweep_machine.clone(),
+            transpose_b: false,
             max_flops: None,
             budget_secs: None,
             repeats: 20,
@@ -621,6 +626,7 @@ fn run_sweep(args: &SweepArgs) -> Result<()> {
         progress: !args.quiet,
         measured_elsewhere,
         machine: args.machine.clone(),
+        transpose_b: args.transpose_b,
         ..Plan::default()
     };
     let summary = if args.precision == "f64" {
