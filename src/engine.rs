@@ -733,6 +733,59 @@ mod tests {
         }
     }
 
+    /// The local memory the tiled and direct kernels declare is what the host counts before it
+    /// builds them (`Variant::local_mem_bytes`), DB >= 3's padded slices included, in both
+    /// precisions, on the default device (skipped without one where FEWFIT_TEST_DEVICE=skip).
+    #[test]
+    fn declared_local_memory_is_what_the_host_counts() {
+        let device = match crate::DefaultDevice::get() {
+            Ok(device) => device,
+            Err(_) if std::env::var("FEWFIT_TEST_DEVICE").as_deref() == Ok("skip") => return,
+            Err(e) => panic!("no OpenCL device ({e}); set FEWFIT_TEST_DEVICE=skip to skip device tests"),
+        };
+        let engine = Engine::for_queue(device.queue.get()).unwrap();
+        let tile = |extra: &[(&str, u32)]| {
+            let mut params =
+                vec![("MWG", 32), ("NWG", 64), ("KWG", 16), ("MDIMC", 8), ("NDIMC", 8), ("SA", 1), ("SB", 1)];
+            params.extend([
+                ("MDIMA", 8),
+                ("NDIMB", 8),
+                ("KWI", 2),
+                ("VWM", 2),
+                ("VWN", 2),
+                ("VWK", 2),
+                ("STRM", 0),
+                ("STRN", 0),
+            ]);
+            params.retain(|(name, _)| extra.iter().all(|(e, _)| e != name));
+            params.extend_from_slice(extra);
+            Variant::new(Family::Xgemm, &params).with_neutral_defaults()
+        };
+        let variants = [
+            tile(&[]),
+            tile(&[("DB", 1)]),
+            tile(&[("DB", 2), ("SWZ", 1)]),
+            tile(&[("DB", 3)]),
+            tile(&[("DB", 3), ("KWI", 8), ("STRM", 1), ("STRN", 1), ("VWM", 4)]),
+            tile(&[("DB", 4), ("STRN", 1)]),
+            Variant::new(
+                Family::Direct,
+                &[("WPTM", 4), ("WPTN", 1), ("NDIMD", 8), ("KDIMD", 16), ("VWD", 2), ("RBR", 1)],
+            )
+            .with_neutral_defaults(),
+        ];
+        for precision in [Precision::F32, Precision::F64] {
+            for v in &variants {
+                assert_eq!(v.validate(), Ok(()), "{}", v.id());
+                let built = CompiledVariant::build(&engine, v, precision).unwrap();
+                for kernel in &built.main.kernels {
+                    let declared = kernel.lock().unwrap().get_local_mem_size(engine.device).unwrap() as usize;
+                    assert_eq!(declared, v.local_mem_bytes(precision.bytes()), "{} in {precision:?}", v.id());
+                }
+            }
+        }
+    }
+
     #[test]
     fn build_options_cap_the_panel_width_on_cpus_only() {
         let avx2 = device(DeviceClass::Cpu, Some([8, 4]));
