@@ -7,6 +7,7 @@
 # Usage: [BENCH_DATA="DATA..."] bash scripts/device/bench.sh [SHAPES_FILE] [extra peers arguments,
 #        e.g. --max-flops 1e10]   (BENCH_DATA: the oracle's sweep datasets, see below)
 # PEERS=PATH times another build of the peers example (another set), e.g. beside the carried one.
+# NO_ORACLE=1 passes no dataset, so the oracle column stays empty (the ML shapes in NT: sweeps time NN).
 # Elsewhere (PoCL): DEVICE=cpu bash scripts/device/bench.sh ... uses the CPU device and skips the
 # NVIDIA set-up and cuBLAS. With --transpose-b among the extra arguments, cuBLAS times NT as well.
 set -uo pipefail
@@ -30,6 +31,7 @@ peers="${PEERS:-.device/peers}"; [ -x "$peers" ] || peers=target/release/example
 # refuses to join them, so the default is one dataset per device).
 if [ "$device" = gpu ]; then default_data=variants/data/h200-v2-f32.jsonl.gz; else default_data=variants/data/pocl-spr2-f32.jsonl.gz; fi
 data=(); for f in ${BENCH_DATA:-$default_data}; do [ -f "$f" ] && data+=("$f"); done
+[ -n "${NO_ORACLE:-}" ] && data=()
 export FEWFIT_DEVICE="$device" FEWFIT_CACHE_DIR="${FEWFIT_CACHE_DIR:-/tmp/fewfit-cache}"
 echo "== peers"
 "$peers" --shapes "$shapes" ${data[@]:+--data "${data[@]}"} --json "$out/peers.json" "$@" 2>&1 | tee "$out/peers.txt"

@@ -15,8 +15,8 @@ for build in ${BUILDS:-after}; do
   for layout in ${LAYOUTS:-NT NN}; do
     flag=(); [ "$layout" = NT ] && flag=(--transpose-b)
     echo "== ML shapes, row-major $layout, $peers"
-    # BENCH_DATA names no file: no oracle, the same columns in both layouts.
-    OUT="$out/$build-$layout" PEERS="$peers" BENCH_DATA=none bash scripts/device/bench-ml.sh ${flag[@]+"${flag[@]}"} \
+    # No oracle: the same columns in both layouts.
+    OUT="$out/$build-$layout" PEERS="$peers" NO_ORACLE=1 bash scripts/device/bench-ml.sh ${flag[@]+"${flag[@]}"} \
       > "$out/$build-$layout.log" 2>&1
     tail -4 "$out/$build-$layout/table-wall.md"
   done

@@ -18,6 +18,6 @@ tail -25 "$out/bench/table-wall.md"
 echo "== ML shapes"; OUT="$out/ml" bash scripts/device/bench-ml.sh "${oracle[@]}" > "$out/ml.log" 2>&1
 tail -4 "$out/ml/table-wall.md"
 echo "== ML shapes, row-major NT (PyTorch's Linear; no oracle)"
-OUT="$out/ml-nt" BENCH_DATA=none bash scripts/device/bench-ml.sh --transpose-b > "$out/ml-nt.log" 2>&1
+OUT="$out/ml-nt" NO_ORACLE=1 bash scripts/device/bench-ml.sh --transpose-b > "$out/ml-nt.log" 2>&1
 tail -4 "$out/ml-nt/table-wall.md"
 date -u
