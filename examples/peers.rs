@@ -7,7 +7,7 @@
 //! - on a CPU device, OpenBLAS `cblas_sgemm` (`libopenblas.so.0`, loaded at run time) on host memory.
 //!
 //! Row-major SGEMM, NN or with `--transpose-b` NT (B stored N x K, as PyTorch's `Linear` holds its
-//! weights), alpha = 1, beta = 0, random data in [-1, 1). Each call is timed with the queue
+//! weights; the oracle then from NT records), alpha = 1, beta = 0, random data in [-1, 1). Each call is timed with the queue
 //! finished after it (wall time) on a queue without profiling, as a framework's; device time is the
 //! median of the event's START..END over as many calls on a profiling queue. Every result
 //! is checked on 256 sampled elements against an f64 host reference; a wrong result is reported on
@@ -73,7 +73,7 @@ struct Args {
     #[arg(long)]
     clblast: Option<String>,
     /// Row-major NT instead of NN: B is stored N x K (ldb = K) and used transposed, by every
-    /// implementation. Sweeps time NN only, so there is no oracle column.
+    /// implementation; the oracle comes from the datasets' NT records (`sweep --transpose-b`).
     #[arg(long)]
     transpose_b: bool,
 }
@@ -252,8 +252,9 @@ fn read_shapes(path: &Path) -> Res<Vec<(usize, usize, usize)>> {
 /// Per (M, N, K): the median ms of the fastest valid record and its variant.
 type OracleTable = HashMap<(usize, usize, usize), (f64, Variant)>;
 
-/// The best valid f32 record per shape of one device in the datasets.
-fn oracle_table(paths: &[PathBuf], device: &str) -> Res<OracleTable> {
+/// The best valid f32 record per shape of one device in the datasets, among the records of the
+/// bench's layout (`layout`: the records' `device.layout`, None for NN).
+fn oracle_table(paths: &[PathBuf], device: &str, layout: Option<&str>) -> Res<OracleTable> {
     let mut best: OracleTable = HashMap::new();
     if paths.is_empty() {
         return Ok(best);
@@ -266,7 +267,7 @@ fn oracle_table(paths: &[PathBuf], device: &str) -> Res<OracleTable> {
             continue;
         }
         let (Some(t), Some(v)) = (r.median_ms(), r.variant.variant()) else { continue };
-        if r.precision != "f32" {
+        if r.precision != "f32" || r.device.layout.as_deref() != layout {
             continue;
         }
         let shape = (r.m as usize, r.n as usize, r.k as usize);
@@ -538,12 +539,8 @@ fn main() -> Res<()> {
     let clblast = clblast.ok();
     let layout = if args.transpose_b { "NT" } else { "NN" };
     println!("layout: row-major {layout}");
-    let oracle = if args.transpose_b {
-        println!("oracle: sweeps time NN only, column left empty");
-        OracleTable::new()
-    } else {
-        oracle_table(&args.data, args.oracle_device.as_deref().unwrap_or(&info.name))?
-    };
+    let device_name = args.oracle_device.as_deref().unwrap_or(&info.name);
+    let oracle = oracle_table(&args.data, device_name, args.transpose_b.then_some("NT"))?;
     if args.data.is_empty() {
         println!("oracle: no --data, column left empty");
     }

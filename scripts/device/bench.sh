@@ -7,7 +7,7 @@
 # Usage: [BENCH_DATA="DATA..."] bash scripts/device/bench.sh [SHAPES_FILE] [extra peers arguments,
 #        e.g. --max-flops 1e10]   (BENCH_DATA: the oracle's sweep datasets, see below)
 # PEERS=PATH times another build of the peers example (another set), e.g. beside the carried one.
-# NO_ORACLE=1 passes no dataset, so the oracle column stays empty (the ML shapes in NT: sweeps time NN).
+# NO_ORACLE=1 passes no dataset, so the oracle column stays empty (the shipped datasets time NN only).
 # Elsewhere (PoCL): DEVICE=cpu bash scripts/device/bench.sh ... uses the CPU device and skips the
 # NVIDIA set-up and cuBLAS. With --transpose-b among the extra arguments, cuBLAS times NT as well.
 set -uo pipefail

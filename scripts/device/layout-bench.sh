@@ -2,7 +2,7 @@
 # On the lent GPU machine: the 130 ML shapes (bench-ml.sh) in row-major NT (B stored N x K, as
 # PyTorch's `Linear` holds its weights), then NN, in one call, every peer in both; each run into its
 # own folder of $OUT (or /tmp/layout-bench), the two tables' last lines printed. The oracle column
-# is left empty (sweeps time NN only). With BUILDS="after before" the peers example of the build
+# is left empty (the shipped datasets time NN only). With BUILDS="after before" the peers example of the build
 # before a change (.device/peers-before) runs too, after the carried one, for a before / after in
 # one call (scripts/compare_bench.py); LAYOUTS="NT" runs one layout. Binaries: scripts/device/build.sh
 # on the dev machine.
