@@ -163,8 +163,8 @@ fn records(path: &Path) -> Vec<Value> {
         .collect()
 }
 
-/// What identifies a measurement (device with its machine and layout labels, shape, precision, kernel
-/// and parameters), as text.
+/// What a measurement measures (device, its layout label, shape, precision, kernel and parameters),
+/// as text; a machine label does not change it.
 fn key(r: &Value) -> String {
     let params: BTreeMap<String, i64> = r["variant"]["params"]
         .as_object()
@@ -174,12 +174,11 @@ fn key(r: &Value) -> String {
         .collect();
     let d = &r["device"];
     format!(
-        "{}|{}|{}|{}|{}|{}|{}x{}x{}|{}|{}|{:?}",
+        "{}|{}|{}|{}|{}|{}x{}x{}|{}|{}|{:?}",
         d["name"],
         d["vendor"],
         d["driver"],
         d["class"],
-        d["machine"],
         d["layout"],
         r["m"],
         r["n"],
