@@ -744,22 +744,15 @@ mod tests {
             Err(e) => panic!("no OpenCL device ({e}); set FEWFIT_TEST_DEVICE=skip to skip device tests"),
         };
         let engine = Engine::for_queue(device.queue.get()).unwrap();
+        // A 32 x 64 tile of 8 x 8 work-items, `extra` replacing its parameters.
         let tile = |extra: &[(&str, u32)]| {
-            let mut params =
-                vec![("MWG", 32), ("NWG", 64), ("KWG", 16), ("MDIMC", 8), ("NDIMC", 8), ("SA", 1), ("SB", 1)];
-            params.extend([
-                ("MDIMA", 8),
-                ("NDIMB", 8),
-                ("KWI", 2),
-                ("VWM", 2),
-                ("VWN", 2),
-                ("VWK", 2),
-                ("STRM", 0),
-                ("STRN", 0),
-            ]);
-            params.retain(|(name, _)| extra.iter().all(|(e, _)| e != name));
-            params.extend_from_slice(extra);
-            Variant::new(Family::Xgemm, &params).with_neutral_defaults()
+            let mut v = Variant::new(
+                Family::Xgemm,
+                &[("MWG", 32), ("NWG", 64), ("KWG", 16), ("MDIMC", 8), ("NDIMC", 8), ("MDIMA", 8), ("NDIMB", 8)],
+            );
+            let rest = [("SA", 1), ("SB", 1), ("KWI", 2), ("VWM", 2), ("VWN", 2), ("VWK", 2), ("STRM", 0), ("STRN", 0)];
+            v.params.extend(rest.iter().chain(extra).map(|&(name, value)| (name.to_string(), value)));
+            v.with_neutral_defaults()
         };
         let variants = [
             tile(&[]),
