@@ -6,7 +6,8 @@
 #   e.g. bash scripts/device/tree-sweep.sh variants/shapes/train-tree-dense.txt h200-v13-tree-dense-f32 400
 # The dataset goes to $OUT/NAME.jsonl(.gz), resumable: carry NAME.jsonl back in .device/ and run
 # again. SKIP_MEASURED=1 skips the pairs the committed H200 datasets hold (after a set change: its
-# new members only). Binaries: scripts/device/build.sh.
+# new members only). LAYOUT=NT times row-major NT calls (`sweep --transpose-b`: records say
+# "layout": "NT"; SKIP_MEASURED then has nothing to skip). Binaries: scripts/device/build.sh.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 shapes="$1"; name="$2"; budget="${3:-300}"
@@ -16,8 +17,9 @@ fewfit=.device/fewfit; [ -x "$fewfit" ] || fewfit=target/release/fewfit
 [ -f ".device/$name.jsonl" ] && cp ".device/$name.jsonl" "$out/"
 python3 scripts/set_records.py variants/selected.json /tmp/tree/set.jsonl.gz variants/data/h200-*.jsonl.gz
 skip=(); [ "${SKIP_MEASURED:-0}" = 1 ] && skip=(--skip-measured variants/data/h200-*.jsonl.gz)
+layout=(); [ "${LAYOUT:-NN}" = NT ] && layout=(--transpose-b)
 "$fewfit" sweep --device gpu --shapes "$shapes" --space variants/space-gpu.json --sample 0 \
   --no-shipped --variants-from /tmp/tree/set.jsonl.gz --repeats 10 --quiet --budget-secs "$budget" \
-  "${skip[@]}" --out "$out/$name.jsonl"
+  "${skip[@]}" "${layout[@]}" --out "$out/$name.jsonl"
 gzip -kf "$out/$name.jsonl"
 date -u
