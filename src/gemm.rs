@@ -194,7 +194,14 @@ impl GemmSpec {
     pub fn kernel_features(&self) -> ShapeFeatures {
         let (m, n) =
             crate::codegen::features::kernel_dims(self.layout == Layout::RowMajor, self.m as u64, self.n as u64);
-        ShapeFeatures::new(m, n, self.k as u64)
+        ShapeFeatures::new(m, n, self.k as u64).with_operands_along_k(self.operands_along_k())
+    }
+
+    /// How many of A and B are stored contiguous along K: op(A) is M x K, op(B) K x N.
+    fn operands_along_k(&self) -> u64 {
+        let a_along_k = (self.layout == Layout::RowMajor) == (self.trans_a == Transpose::No);
+        let b_along_k = (self.layout == Layout::ColumnMajor) == (self.trans_b == Transpose::No);
+        u64::from(a_along_k) + u64::from(b_along_k)
     }
 
     /// Checks sizes and leading dimensions, then returns the elements the buffers must hold for A,
@@ -369,7 +376,8 @@ impl Problem {
 
     /// The problem's features.
     pub fn features(&self) -> ShapeFeatures {
-        ShapeFeatures::new(self.m as u64, self.n as u64, self.k as u64)
+        let along_k = u64::from(!self.a.along_outer) + u64::from(!self.b.along_outer);
+        ShapeFeatures::new(self.m as u64, self.n as u64, self.k as u64).with_operands_along_k(along_k)
     }
 }
 
@@ -548,4 +556,32 @@ pub fn chosen_variant<T: Element>(queue: &CommandQueue, spec: &GemmSpec) -> Resu
     let engine = Engine::for_queue(queue.get())?;
     let id = engine.info.class.selector()(&spec.kernel_features());
     engine.resolve(id, T::PRECISION)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The selector sees the same features whether it reads a spec (`chosen_variant`) or the
+    /// problem the spec becomes (a launch), in every layout.
+    #[test]
+    fn spec_and_problem_features_agree() {
+        let null = [ptr::null_mut(); 3];
+        for layout in [Layout::RowMajor, Layout::ColumnMajor] {
+            for trans_a in [Transpose::No, Transpose::Yes] {
+                for trans_b in [Transpose::No, Transpose::Yes] {
+                    let spec = GemmSpec::new(layout, trans_a, trans_b, 7, 300, 64);
+                    assert_eq!(spec.kernel_features(), spec.problem(null).features(), "{spec:?}");
+                }
+            }
+        }
+        let along_k = |layout, a, b| GemmSpec::new(layout, a, b, 7, 300, 64).kernel_features().operands_along_k;
+        assert_eq!(along_k(Layout::RowMajor, Transpose::No, Transpose::No), 1);
+        assert_eq!(along_k(Layout::ColumnMajor, Transpose::No, Transpose::No), 1);
+        assert_eq!(along_k(Layout::RowMajor, Transpose::No, Transpose::Yes), 2); // PyTorch's Linear
+        assert_eq!(along_k(Layout::RowMajor, Transpose::Yes, Transpose::No), 0);
+        assert_eq!(along_k(Layout::ColumnMajor, Transpose::Yes, Transpose::No), 2);
+        let f = GemmSpec::row_major(7, 300, 64).kernel_features();
+        assert_eq!((f.m, f.n, f.k), (300, 7, 64));
+    }
 }

@@ -41,6 +41,11 @@ pub struct ShapeFeatures {
     pub area_128_per_64_1024: u64,
     /// The area of C's 64×64 tiles per area of its 32×32 tiles, in 1/1024ths: 4096·tiles_64 / tiles_32.
     pub area_64_per_32_1024: u64,
+    /// How many of the operands are stored contiguous along K in the kernel's view (0-2): 1 for
+    /// NN in either storage order, 2 for row-major NT (PyTorch's `Linear`), 0 for row-major TN.
+    /// Kernels that copy slices as stored, and the direct kernel, run at other speeds when an
+    /// operand is contiguous along K.
+    pub operands_along_k: u64,
 }
 
 /// Tiles of `t`×`t` covering an `m`×`n` C: ⌈m/t⌉·⌈n/t⌉.
@@ -50,7 +55,7 @@ fn tiles(m: u64, n: u64, t: u64) -> u64 {
 
 impl ShapeFeatures {
     /// The number of features.
-    pub const COUNT: usize = 14;
+    pub const COUNT: usize = 15;
 
     /// The names of the features, in a stable order: the names trees may split on.
     pub const NAMES: [&'static str; Self::COUNT] = [
@@ -68,9 +73,11 @@ impl ShapeFeatures {
         "tiles_64",
         "area_128_per_64_1024",
         "area_64_per_32_1024",
+        "operands_along_k",
     ];
 
-    /// The features of an M×N×K problem.
+    /// The features of an M×N×K problem stored as NN (one operand contiguous along K); see
+    /// [`ShapeFeatures::with_operands_along_k`] for other layouts.
     pub fn new(m: u64, n: u64, k: u64) -> ShapeFeatures {
         let mn = m.saturating_mul(n);
         let (tiles_128, tiles_64, tiles_32) = (tiles(m, n, 128), tiles(m, n, 64), tiles(m, n, 32));
@@ -89,7 +96,13 @@ impl ShapeFeatures {
             tiles_64,
             area_128_per_64_1024: tiles_128.saturating_mul(4096) / tiles_64.max(1),
             area_64_per_32_1024: tiles_64.saturating_mul(4096) / tiles_32.max(1),
+            operands_along_k: 1,
         }
+    }
+
+    /// The same problem with `count` operands (0-2) stored contiguous along K.
+    pub fn with_operands_along_k(self, count: u64) -> ShapeFeatures {
+        ShapeFeatures { operands_along_k: count, ..self }
     }
 
     /// The features in the order of [`ShapeFeatures::NAMES`].
@@ -109,6 +122,7 @@ impl ShapeFeatures {
             self.tiles_64,
             self.area_128_per_64_1024,
             self.area_64_per_32_1024,
+            self.operands_along_k,
         ]
     }
 
@@ -175,6 +189,15 @@ mod tests {
         let one = ShapeFeatures::new(20, 20, 1);
         assert_eq!((one.area_128_per_64_1024, one.area_64_per_32_1024), (4096, 4096));
         assert_eq!(ShapeFeatures::new(0, 7, 1).area_128_per_64_1024, 0);
+    }
+
+    #[test]
+    fn operands_along_k_default_to_nn() {
+        let f = ShapeFeatures::new(8, 4096, 4096);
+        assert_eq!(f.operands_along_k, 1);
+        let nt = f.with_operands_along_k(2);
+        assert_eq!(nt.get("operands_along_k"), Some(2));
+        assert_eq!(ShapeFeatures { operands_along_k: 1, ..nt }, f);
     }
 
     #[test]

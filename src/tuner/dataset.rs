@@ -28,8 +28,9 @@ pub struct DeviceRecord {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub machine: Option<String>,
     /// The layout of the timed calls where it is not row-major NN: `"NT"` (B stored N x K, as
-    /// PyTorch's `Linear` holds its weights; `sweep --transpose-b`). Records of another layout
-    /// measure other work, so they are kept apart like another device's. Absent: NN.
+    /// PyTorch's `Linear` holds its weights; `sweep --transpose-b`), or `"TN"`, `"TT"`. Records of
+    /// another layout measure other work, so they are kept apart like another device's, and
+    /// trees see the layout as a feature ([`DeviceRecord::operands_along_k`]). Absent: NN.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub layout: Option<String>,
 }
@@ -43,6 +44,17 @@ impl DeviceRecord {
             label += &format!(" [{tag}]");
         }
         label
+    }
+
+    /// How many operands the timed calls stored contiguous along K (the tree feature
+    /// `operands_along_k`): row-major NN 1, NT 2, TN 0, TT 1; `None` for an unknown layout.
+    pub fn operands_along_k(&self) -> Option<u64> {
+        match self.layout.as_deref() {
+            None | Some("NN") | Some("TT") => Some(1),
+            Some("NT") => Some(2),
+            Some("TN") => Some(0),
+            Some(_) => None,
+        }
     }
 }
 
@@ -63,7 +75,8 @@ impl Shape {
         2.0 * self.m as f64 * self.n as f64 * self.k as f64
     }
 
-    /// The features a selector tree sees for this shape (the kernel's column-major view: m and n swap).
+    /// The features a selector tree sees for this shape called in row-major NN (the kernel's
+    /// column-major view: m and n swap).
     pub fn kernel_features(&self) -> crate::codegen::ShapeFeatures {
         crate::codegen::ShapeFeatures::new(self.n, self.m, self.k)
     }
@@ -189,6 +202,9 @@ impl Record {
     fn check(&self) -> std::result::Result<(), String> {
         if self.m == 0 || self.n == 0 || self.k == 0 {
             return Err("m, n and k must be positive".into());
+        }
+        if self.device.operands_along_k().is_none() {
+            return Err("the layout must be NN, NT, TN or TT".into());
         }
         if self.valid {
             match self.times {
@@ -423,6 +439,13 @@ impl Matrix {
         self.time.get(row).map_or(f64::INFINITY, |r| r.iter().copied().fold(f64::INFINITY, f64::min))
     }
 
+    /// The features a selector tree sees for a problem row: its shape in its device's layout.
+    pub fn kernel_features(&self, row: usize) -> crate::codegen::ShapeFeatures {
+        let problem = &self.problems[row];
+        let along_k = self.devices[problem.device].operands_along_k().unwrap_or(1); // checked on load
+        problem.shape.kernel_features().with_operands_along_k(along_k)
+    }
+
     /// The rows of problems on devices whose data trains the tree of `tree_class`
     /// ([`crate::codegen::trains`]).
     pub fn problems_training(&self, tree_class: &str) -> Vec<usize> {
@@ -524,6 +547,21 @@ mod tests {
         let m = set.matrix("f32");
         assert_eq!(m.devices.iter().map(DeviceRecord::label).collect::<Vec<_>>(), ["d", "d [vm2]"]);
         assert_eq!(m.problems.len(), 2);
+    }
+
+    #[test]
+    fn layouts_are_features_and_unknown_ones_are_skipped() {
+        let mut nt = record(4, 1, 3.0);
+        nt.device.layout = Some("NT".into());
+        let mut bad = record(4, 1, 3.0);
+        bad.device.layout = Some("XY".into());
+        let lines = [&record(4, 1, 2.0), &nt, &bad].map(|r| serde_json::to_string(r).unwrap());
+        let (set, report) = Dataset::load(&[write(&lines).path().to_path_buf()]).unwrap();
+        assert_eq!((set.records.len(), report.corrupt), (2, 1));
+        let m = set.matrix("f32");
+        let along_k: Vec<u64> = (0..m.problems.len()).map(|r| m.kernel_features(r).operands_along_k).collect();
+        assert_eq!(along_k, [1, 2]);
+        assert_eq!(m.kernel_features(1).n, 4, "the kernel's view: row-major m is its n");
     }
 
     #[test]

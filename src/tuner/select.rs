@@ -726,7 +726,7 @@ type RegressionSplit = (f64, usize, u64, Vec<usize>, Vec<usize>);
 fn tree_clusters(p: &Problems, pool: &[usize], budget: usize) -> Vec<usize> {
     let targets: Vec<Vec<f64>> = (0..p.rows.len()).map(|i| p.performance(i, pool)).collect();
     let features: Vec<[u64; ShapeFeatures::COUNT]> =
-        p.rows.iter().map(|&r| p.matrix.problems[r].shape.kernel_features().values()).collect();
+        p.rows.iter().map(|&r| p.matrix.kernel_features(r).values()).collect();
     let mut leaves: Vec<(Vec<usize>, Option<RegressionSplit>)> = Vec::new();
     let all: Vec<usize> = (0..targets.len()).collect();
     let split = best_regression_split(&all, &features, &targets);

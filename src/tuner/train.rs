@@ -138,9 +138,10 @@ pub struct Trained {
     pub unlabelled: usize,
 }
 
-/// One training sample: a shape and the rows (devices) that measured it.
+/// One training sample: a shape in one layout and the rows (devices) that measured it.
 struct Sample {
-    shape: Shape,
+    /// The features the tree sees: the shape in the kernel's view, and its layout.
+    features: ShapeFeatures,
     rows: Vec<usize>,
     /// The rows the sample adds to the fit: (configuration, weight), weights summing to 1.
     targets: Vec<(usize, f64)>,
@@ -186,9 +187,9 @@ pub fn raw_threshold(split: f64) -> Option<u64> {
     Some(lo)
 }
 
-/// The feature row of a shape.
-fn features(shape: &Shape) -> [f64; ShapeFeatures::COUNT] {
-    shape.kernel_features().values().map(encode)
+/// The encoded feature row of a sample.
+fn encoded(features: &ShapeFeatures) -> [f64; ShapeFeatures::COUNT] {
+    features.values().map(encode)
 }
 
 /// Trains the tree of device class `class` on some problem rows (typically the training split's
@@ -262,7 +263,7 @@ pub fn train(
             let held: Vec<&Sample> = samples.iter().zip(&folds).filter(|(_, f)| **f == fold).map(|(s, _)| s).collect();
             let tree = fit_tree(matrix, &fit, point, class, selected)?;
             for s in held {
-                let pick = pick(matrix, &tree, &s.shape, selected);
+                let pick = pick(matrix, &tree, &s.features, selected);
                 for &row in &s.rows {
                     // A pick never measured on this row tells nothing about the tree.
                     if pick.is_some_and(|v| !matrix.recorded[row][v]) || options.unscored_rows.contains(&row) {
@@ -323,14 +324,14 @@ fn failed_where_class_never_ran(matrix: &Matrix) -> Matrix {
     marked
 }
 
-/// The configuration a tree picks for a shape, as a column index (`None` when the leaf names a
-/// configuration that is not among `selected`).
-pub fn pick(matrix: &Matrix, tree: &Tree, shape: &Shape, selected: &[usize]) -> Option<usize> {
-    let id = tree.decide(&shape.kernel_features()).variant().to_string();
+/// The configuration a tree picks for a problem's features, as a column index (`None` when the
+/// leaf names a configuration that is not among `selected`).
+pub fn pick(matrix: &Matrix, tree: &Tree, features: &ShapeFeatures, selected: &[usize]) -> Option<usize> {
+    let id = tree.decide(features).variant().to_string();
     selected.iter().copied().find(|&v| matrix.configs[v].id() == id)
 }
 
-/// Groups rows by shape and labels each shape (with near-ties within `tolerance` resolved towards
+/// Groups rows by shape and layout and labels each group (with near-ties within `tolerance` resolved towards
 /// the configuration near-fastest on most shapes); returns the samples and the count of rows that
 /// could not be labelled.
 fn samples(
@@ -344,7 +345,8 @@ fn samples(
         Labels::Fastest { tie_tolerance } => tie_tolerance,
         Labels::Soft { .. } => 0.0,
     };
-    let mut by_shape: BTreeMap<Shape, Vec<usize>> = BTreeMap::new();
+    // Rows of one shape in one layout (one set of features) on the class's devices.
+    let mut by_shape: BTreeMap<(Shape, u64), Vec<usize>> = BTreeMap::new();
     let mut unlabelled = 0;
     for &row in rows {
         let Some(times) = matrix.time.get(row) else {
@@ -352,7 +354,8 @@ fn samples(
         };
         let covered = selected.iter().any(|&v| times.get(v).is_some_and(|t| t.is_finite()));
         if covered {
-            by_shape.entry(matrix.problems[row].shape).or_default().push(row);
+            let along_k = matrix.kernel_features(row).operands_along_k;
+            by_shape.entry((matrix.problems[row].shape, along_k)).or_default().push(row);
         } else {
             unlabelled += 1;
         }
@@ -373,7 +376,7 @@ fn samples(
         let mean = if ran.is_empty() { f64::INFINITY } else { ran.iter().sum::<f64>() / ran.len() as f64 };
         (fails, mean)
     };
-    let near_fastest: Vec<(Shape, Vec<usize>, Vec<usize>)> = by_shape
+    let near_fastest: Vec<((Shape, u64), Vec<usize>, Vec<usize>)> = by_shape
         .into_iter()
         .map(|(shape, rows)| {
             let costs: Vec<(usize, f64)> = selected.iter().map(|&v| cost(&rows, v)).collect();
@@ -398,7 +401,7 @@ fn samples(
     }
     let mut samples: Vec<Sample> = near_fastest
         .into_iter()
-        .map(|(shape, rows, near)| {
+        .map(|((shape, _), rows, near)| {
             let mut label = near[0];
             for &v in &near[1..] {
                 let (c, b) = (coverage[&v], coverage[&label]);
@@ -419,7 +422,8 @@ fn samples(
             }
             let targets = targets(matrix, &rows, selected, label, labels);
             let shape_weight = options.shape_weights.get(&shape).copied().unwrap_or(1.0);
-            Sample { shape, rows, targets, weight: 1.0 + regret, shape_weight }
+            let features = matrix.kernel_features(rows[0]);
+            Sample { features, rows, targets, weight: 1.0 + regret, shape_weight }
         })
         .collect();
     let mean = samples.iter().map(|s| s.weight).sum::<f64>() / samples.len() as f64;
@@ -483,7 +487,7 @@ fn fit_linfa(samples: &[&Sample], point: &CvPoint) -> Result<DecisionTree<f64, u
         samples.iter().flat_map(|s| s.targets.iter().map(move |&(label, share)| (*s, label, share))).collect();
     let mut x = Array2::<f64>::zeros((fit_rows.len(), ShapeFeatures::NAMES.len()));
     for (i, (s, _, _)) in fit_rows.iter().enumerate() {
-        for (j, f) in features(&s.shape).into_iter().enumerate() {
+        for (j, f) in encoded(&s.features).into_iter().enumerate() {
             x[(i, j)] = f;
         }
     }
@@ -554,7 +558,7 @@ fn convert(matrix: &Matrix, node: &TreeNode<f64, usize>, samples: &[&Sample], le
     let (Some(below), Some(above)) = (children[0].as_deref(), children[1].as_deref()) else {
         return Err(Error::Fit("an internal node lacks a child".into()));
     };
-    let rows: Vec<[f64; ShapeFeatures::COUNT]> = samples.iter().map(|s| features(&s.shape)).collect();
+    let rows: Vec<[f64; ShapeFeatures::COUNT]> = samples.iter().map(|s| encoded(&s.features)).collect();
     let goes_below: Vec<bool> = rows.iter().map(|x| x[feature] < split).collect();
     let (f, split, flipped) = canonical_split(&rows, &goes_below).unwrap_or((feature, split, false));
     let name = ShapeFeatures::NAMES.get(f).ok_or_else(|| Error::Fit(format!("split on unknown feature {f}")))?;
@@ -622,7 +626,7 @@ fn annotate(matrix: &Matrix, node: &mut Node, samples: &[&Sample]) {
             *shapes = Some(samples.len() as u64);
             let f = ShapeFeatures::NAMES.iter().position(|n| n == feature).unwrap_or(0);
             let (l, g): (Vec<&Sample>, Vec<&Sample>) =
-                samples.iter().partition(|s| s.shape.kernel_features().values()[f] <= *threshold);
+                samples.iter().partition(|s| s.features.values()[f] <= *threshold);
             annotate(matrix, le, &l);
             annotate(matrix, gt, &g);
         }
@@ -662,6 +666,30 @@ mod tests {
     }
 
     #[test]
+    fn the_layout_is_a_feature() {
+        // The same 40 shapes timed in NN on one device and in NT on another of the class: config 0
+        // wins every NN shape, config 1 every NT one. A tree of shapes alone would be half wrong.
+        let shapes: Vec<(usize, u64, u64, u64)> = (1..=20u64).map(|m| (0, m * 7, 64, 64)).collect();
+        let problems: Vec<_> = shapes
+            .iter()
+            .chain(&shapes.iter().map(|&(_, m, n, k)| (1, m, n, k)).collect::<Vec<_>>())
+            .copied()
+            .collect();
+        let time = problems.iter().map(|p| if p.0 == 0 { vec![1.0, 2.0] } else { vec![2.0, 1.0] }).collect();
+        let mut m = toy(&[("d", "gpu"), ("d", "gpu")], &problems, time);
+        m.devices[1].layout = Some("NT".into());
+        let rows: Vec<usize> = (0..m.problems.len()).collect();
+        let trained = train(&m, &rows, &[0, 1], "gpu", &TrainOptions::default()).unwrap();
+        assert_eq!(trained.chosen.slowdown, 1.0, "{:?}", trained.chosen);
+        assert!(
+            matches!(&trained.tree.root, Node::Split { feature, threshold: 1, .. } if feature == "operands_along_k")
+        );
+        for &r in &rows {
+            assert_eq!(pick(&m, &trained.tree, &m.kernel_features(r), &[0, 1]), Some(m.problems[r].device));
+        }
+    }
+
+    #[test]
     fn reproduces_a_separable_labelling_exactly() {
         let m = separable();
         let rows: Vec<usize> = (0..40).collect();
@@ -681,7 +709,7 @@ mod tests {
         }
         for &r in &rows {
             let want = if m.problems[r].shape.m <= 20 { 0 } else { 1 };
-            assert_eq!(pick(&m, &trained.tree, &m.problems[r].shape, &[0, 1]), Some(want));
+            assert_eq!(pick(&m, &trained.tree, &m.kernel_features(r), &[0, 1]), Some(want));
         }
         // The JSON round trip keeps the tree.
         let ids: Vec<String> = m.configs.iter().map(|c| c.id()).collect();
@@ -700,7 +728,7 @@ mod tests {
         let options = TrainOptions { labels: vec![Labels::Soft { cap: 2.0 }], ..TrainOptions::default() };
         let trained = train(&m, &rows, &[0, 1], "cpu", &options).unwrap();
         for &r in &rows {
-            assert_eq!(pick(&m, &trained.tree, &m.problems[r].shape, &[0, 1]), Some(1), "{:?}", trained.tree);
+            assert_eq!(pick(&m, &trained.tree, &m.kernel_features(r), &[0, 1]), Some(1), "{:?}", trained.tree);
         }
         assert!(trained.chosen.slowdown < 1.0051, "{:?}", trained.chosen);
         // A cap of 1 or less gives no weight to anything: refused.
@@ -761,19 +789,19 @@ mod tests {
             let m = toy(&[("a", "cpu"), ("b", "cpu")], &problems, time(f64::NAN));
             let trained = train(&m, &rows, &[0, 1], "cpu", &options).unwrap();
             for &r in &rows {
-                assert_eq!(pick(&m, &trained.tree, &m.problems[r].shape, &[0, 1]), Some(1), "{labels:?}");
+                assert_eq!(pick(&m, &trained.tree, &m.kernel_features(r), &[0, 1]), Some(1), "{labels:?}");
             }
             // Cross-validation counts only the rows where the pick was measured: device b's.
             assert_eq!(trained.chosen.slowdown, 1.0, "{labels:?}");
             let failed = toy(&[("a", "cpu"), ("b", "cpu")], &problems, time(f64::INFINITY));
             let trained = train(&failed, &rows, &[0, 1], "cpu", &options).unwrap();
-            assert_eq!(pick(&failed, &trained.tree, &failed.problems[0].shape, &[0, 1]), Some(0), "{labels:?}");
+            assert_eq!(pick(&failed, &trained.tree, &failed.kernel_features(0), &[0, 1]), Some(0), "{labels:?}");
             // Never measured on device a's class, config 1 is no choice there: a portable tree
             // over both classes counts it as failed on a.
             let other_class = toy(&[("a", "gpu"), ("b", "cpu")], &problems, time(f64::NAN));
             let trained = train(&other_class, &rows, &[0, 1], "default", &options).unwrap();
             assert_eq!(
-                pick(&other_class, &trained.tree, &other_class.problems[0].shape, &[0, 1]),
+                pick(&other_class, &trained.tree, &other_class.kernel_features(0), &[0, 1]),
                 Some(0),
                 "{labels:?}"
             );
@@ -793,11 +821,11 @@ mod tests {
     }
 
     /// The leaf a shape reaches in a selector tree, as the directions taken.
-    fn selector_path(node: &Node, shape: &Shape) -> Vec<bool> {
+    fn selector_path(node: &Node, features: &ShapeFeatures) -> Vec<bool> {
         let mut path = vec![];
         let mut node = node;
         while let Node::Split { feature, threshold, le, gt, .. } = node {
-            let below = shape.kernel_features().get(feature).unwrap() <= *threshold;
+            let below = features.get(feature).unwrap() <= *threshold;
             path.push(below);
             node = if below { le } else { gt };
         }
@@ -822,7 +850,7 @@ mod tests {
             .map(|_| {
                 let shape = Shape { m: d(&mut rng), n: d(&mut rng), k: d(&mut rng) };
                 Sample {
-                    shape,
+                    features: shape.kernel_features(),
                     rows: vec![],
                     targets: vec![(rng.gen_range(0..classes), 1.0)],
                     weight: 1.0,
@@ -852,8 +880,8 @@ mod tests {
         let root = convert(&m, model.root_node(), &refs, &relabel).unwrap();
         // Splits may move to another feature or flip, but every training shape meets the same others
         // in its leaf, and the thresholds are integers that the generated code compares exactly.
-        let linfa = grouping(samples.iter().map(|s| linfa_path(model.root_node(), &features(&s.shape))).collect());
-        let ours = grouping(samples.iter().map(|s| selector_path(&root, &s.shape)).collect());
+        let linfa = grouping(samples.iter().map(|s| linfa_path(model.root_node(), &encoded(&s.features))).collect());
+        let ours = grouping(samples.iter().map(|s| selector_path(&root, &s.features)).collect());
         assert_eq!(linfa, ours);
     }
 
