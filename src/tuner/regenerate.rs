@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::dataset::Matrix;
+use super::dataset::{Matrix, Shape};
 use super::error::{Error, Result};
 use super::evaluate::{evaluate, Evaluation, Shipped};
 use super::select::{self, split_shapes, SelectOptions, SelectedSet as Selection, Stats};
@@ -25,7 +25,9 @@ pub struct RegenerateOptions {
     pub source: String,
     /// Rows of the matrix that train the trees but take no part in selecting the set or in the
     /// report: shapes measured on the shipped set only (trees need the set measured, selection
-    /// the whole pool, where an unmeasured variant would count as failed).
+    /// the whole pool, where an unmeasured variant would count as failed). The trees'
+    /// cross-validation scores those of them whose shape is one that selects the set (in another
+    /// layout, say), and no others.
     pub tree_only_rows: BTreeSet<usize>,
 }
 
@@ -74,8 +76,13 @@ pub fn regenerate(matrix: &Matrix, holdout: Option<&Matrix>, options: &Regenerat
     let own_matrix = matrix.columns(&own);
     let selection = select::select(&own_matrix, Some(&select_rows), &options.select)?;
     let set = shipped_set(&own_matrix, &selection, &select_rows, &options.select, &options.source)?;
-    // The tree-only shapes train the trees but are not what the selector is judged on.
-    let train_options = TrainOptions { unscored_rows: options.tree_only_rows.clone(), ..options.train.clone() };
+    // The tree-only shapes train the trees but are not what the selector is judged on; the shapes
+    // that select the set are, on every device and in every layout (the set swept in row-major NT
+    // on them is tree-only data: no other variant ran there).
+    let judged: BTreeSet<Shape> = select_rows.iter().map(|&r| matrix.problems[r].shape).collect();
+    let unscored_rows =
+        options.tree_only_rows.iter().copied().filter(|&r| !judged.contains(&matrix.problems[r].shape)).collect();
+    let train_options = TrainOptions { unscored_rows, ..options.train.clone() };
     let mut trees = Vec::new();
     for class in CLASSES {
         let rows: Vec<usize> = train_rows.iter().copied().filter(|&r| trains(class, class_of(matrix, r))).collect();
@@ -88,15 +95,12 @@ pub fn regenerate(matrix: &Matrix, holdout: Option<&Matrix>, options: &Regenerat
             used.into_iter().collect()
         };
         let mut trained = train(&own_matrix, &rows, &columns, class, &train_options)?;
+        let fits: Vec<String> = trained.fits.iter().map(ToString::to_string).collect();
         trained.tree.comment = format!(
-            "Trained by `fewfit regenerate` on {} training shapes of {} (cross-validated depth {}, min leaf {}, {:?} weights, {:?} labels; CV geomean slowdown {:.4}).",
+            "Trained by `fewfit regenerate` on {} training problems of {} (cross-validated per layout: {}).",
             rows.len(),
             options.source,
-            trained.chosen.max_depth,
-            trained.chosen.min_leaf,
-            trained.chosen.weighting,
-            trained.chosen.labels,
-            trained.chosen.slowdown
+            fits.join("; ")
         );
         trees.push(trained.tree);
     }

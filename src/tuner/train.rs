@@ -130,12 +130,35 @@ pub struct CvPoint {
 pub struct Trained {
     /// The tree, with training counts and leaf slowdowns filled in.
     pub tree: Tree,
-    /// The chosen grid point (refitted on all training shapes).
+    /// The fit of each layout's subtree, in increasing `operands_along_k` (one where the rows hold
+    /// one layout).
+    pub fits: Vec<LayoutFit>,
+    /// Problem rows left out because none of the selected configurations ran on them.
+    pub unlabelled: usize,
+}
+
+/// The cross-validated fit of one layout's subtree.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LayoutFit {
+    /// The layout's `operands_along_k` (1 for NN, 2 for row-major NT).
+    pub operands_along_k: u64,
+    /// Training shapes of the layout.
+    pub shapes: usize,
+    /// The chosen grid point (refitted on all the layout's training shapes).
     pub chosen: CvPoint,
     /// Every grid point, in the order tried (simplest first).
     pub grid: Vec<CvPoint>,
-    /// Problem rows left out because none of the selected configurations ran on them.
-    pub unlabelled: usize,
+}
+
+impl std::fmt::Display for LayoutFit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let c = &self.chosen;
+        write!(
+            f,
+            "{} shapes with {} operands along K: depth {}, min leaf {}, {:?} weights, {:?} labels, CV geomean slowdown {:.4}",
+            self.shapes, self.operands_along_k, c.max_depth, c.min_leaf, c.weighting, c.labels, c.slowdown
+        )
+    }
 }
 
 /// One training sample: a shape in one layout and the rows (devices) that measured it.
@@ -194,11 +217,12 @@ fn encoded(features: &ShapeFeatures) -> [f64; ShapeFeatures::COUNT] {
 
 /// Trains the tree of device class `class` on some problem rows (typically the training split's
 /// rows of that class; all classes' rows for `default`), choosing among the `selected`
-/// configurations (column indices). Cross-validates the option grid, refits the best point on all
-/// rows, converts, simplifies and annotates the tree. A configuration not measured on a row counts
-/// there only if no device of the row's class measured it (then as a failure, see
-/// `failed_where_class_never_ran`); otherwise its time there is unknown and the row is left out of
-/// its costs.
+/// configurations (column indices). Rows of each layout (`operands_along_k`) train a subtree of
+/// their own, and splits on the layout join them at the root: the layouts' fastest variants
+/// differ on many shapes, but greedy splits on shape features alone never reach the layout (a tree
+/// grown on NN and NT rows together split on it nowhere, and fitted both worse). A layout without
+/// rows goes to the subtree of the next larger layout that has some (TN's 0 to NN's 1), or of the
+/// largest.
 pub fn train(
     matrix: &Matrix,
     rows: &[usize],
@@ -212,7 +236,6 @@ pub fn train(
     if let Some(&v) = selected.iter().find(|&&v| v >= matrix.configs.len()) {
         return Err(Error::Invalid(format!("selected configuration {v} is not a column of the matrix")));
     }
-    let matrix = &failed_where_class_never_ran(matrix);
     if options.folds < 2
         || options.depths.is_empty()
         || options.min_leaf.is_empty()
@@ -232,6 +255,59 @@ pub fn train(
             _ => {}
         }
     }
+    let matrix = &failed_where_class_never_ran(matrix);
+    let mut layouts: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
+    for &row in rows {
+        if row >= matrix.problems.len() {
+            return Err(Error::Invalid(format!("problem row {row} is not in the matrix")));
+        }
+        layouts.entry(matrix.kernel_features(row).operands_along_k).or_default().push(row);
+    }
+    let mut fits = Vec::new();
+    let mut subtrees = Vec::new();
+    let mut unlabelled = 0;
+    for (&along_k, rows) in &layouts {
+        let covered = |&r: &usize| selected.iter().any(|&v| matrix.time[r][v].is_finite());
+        if !rows.iter().any(covered) {
+            unlabelled += rows.len(); // no subtree: the layout goes to another's
+            continue;
+        }
+        let (root, fit, left_out) = train_layout(matrix, rows, selected, class, options)?;
+        fits.push(LayoutFit { operands_along_k: along_k, ..fit });
+        subtrees.push(root);
+        unlabelled += left_out;
+    }
+    let mut root =
+        subtrees.pop().ok_or_else(|| Error::Data("no training problem where a selected configuration ran".into()))?;
+    let mut shapes = fits.last().map_or(0, |f| f.shapes);
+    for (fit, le) in fits.iter().zip(subtrees).rev() {
+        shapes += fit.shapes;
+        root = Node::Split {
+            feature: "operands_along_k".into(),
+            threshold: fit.operands_along_k,
+            shapes: Some(shapes as u64),
+            le: Box::new(le),
+            gt: Box::new(root),
+        };
+    }
+    let layouts: Vec<String> = fits.iter().map(ToString::to_string).collect();
+    let comment = format!("trained by `fewfit train`: {}", layouts.join("; "));
+    Ok(Trained { tree: Tree { class: class.to_string(), comment, root }, fits, unlabelled })
+}
+
+/// Trains the subtree of one layout's rows: cross-validates the option grid, refits the best point
+/// on all rows, converts, simplifies and annotates the tree. `matrix` is marked by
+/// `failed_where_class_never_ran`: a configuration not measured on a row counts there only if no
+/// device of the row's class measured it (as a failure); otherwise its time there is unknown and
+/// the row is left out of its costs. Returns the root, the fit (its layout left at 0) and the rows
+/// left unlabelled.
+fn train_layout(
+    matrix: &Matrix,
+    rows: &[usize],
+    selected: &[usize],
+    class: &str,
+    options: &TrainOptions,
+) -> Result<(Node, LayoutFit, usize)> {
     let labelled: Vec<(Labels, Vec<Sample>)> = options
         .labels
         .iter()
@@ -290,18 +366,8 @@ pub fn train(
     let samples = samples_at(chosen.labels);
     let all: Vec<&Sample> = samples.iter().collect();
     let mut tree = fit_tree(matrix, &all, &chosen, class, selected)?;
-    tree.comment = format!(
-        "trained by `fewfit train` on {} shapes: max depth {}, min leaf {}, {:?} weights, {:?} labels; {}-fold CV geomean slowdown {:.4}",
-        samples.len(),
-        chosen.max_depth,
-        chosen.min_leaf,
-        chosen.weighting,
-        chosen.labels,
-        n_folds,
-        chosen.slowdown
-    );
     annotate(matrix, &mut tree.root, &all);
-    Ok(Trained { tree, chosen, grid, unlabelled })
+    Ok((tree.root, LayoutFit { operands_along_k: 0, shapes: samples.len(), chosen, grid }, unlabelled))
 }
 
 /// The matrix with every configuration that no device of a row's class measured marked as recorded
@@ -680,13 +746,27 @@ mod tests {
         m.devices[1].layout = Some("NT".into());
         let rows: Vec<usize> = (0..m.problems.len()).collect();
         let trained = train(&m, &rows, &[0, 1], "gpu", &TrainOptions::default()).unwrap();
-        assert_eq!(trained.chosen.slowdown, 1.0, "{:?}", trained.chosen);
-        assert!(
-            matches!(&trained.tree.root, Node::Split { feature, threshold: 1, .. } if feature == "operands_along_k")
-        );
+        // One subtree per layout, each a leaf here, joined by a split on the layout.
+        let fits: Vec<(u64, usize, f64)> =
+            trained.fits.iter().map(|f| (f.operands_along_k, f.shapes, f.chosen.slowdown)).collect();
+        assert_eq!(fits, [(1, 20, 1.0), (2, 20, 1.0)]);
+        match &trained.tree.root {
+            Node::Split { feature, threshold: 1, shapes: Some(40), le, gt } if feature == "operands_along_k" => {
+                assert!(matches!(&**le, Node::Leaf { variant, .. } if *variant == m.configs[0].id()));
+                assert!(matches!(&**gt, Node::Leaf { variant, .. } if *variant == m.configs[1].id()));
+            }
+            root => panic!("{root:?}"),
+        }
         for &r in &rows {
             assert_eq!(pick(&m, &trained.tree, &m.kernel_features(r), &[0, 1]), Some(m.problems[r].device));
         }
+        // A layout no row trained (row-major TN: none along K) takes the next larger one's subtree.
+        let tn = m.kernel_features(0).with_operands_along_k(0);
+        assert_eq!(pick(&m, &trained.tree, &tn, &[0, 1]), Some(0));
+        // Rows of one layout alone make no layout split.
+        let nn_rows: Vec<usize> = (0..20).collect();
+        let nn = train(&m, &nn_rows, &[0, 1], "gpu", &TrainOptions::default()).unwrap();
+        assert!(matches!(&nn.tree.root, Node::Leaf { .. }), "{:?}", nn.tree.root);
     }
 
     #[test]
@@ -695,7 +775,7 @@ mod tests {
         let rows: Vec<usize> = (0..40).collect();
         let trained = train(&m, &rows, &[0, 1], "cpu", &TrainOptions::default()).unwrap();
         // Held-out shapes next to the boundary may fall on the wrong side of a fold's threshold.
-        assert!(trained.chosen.slowdown < 1.05, "{:?}", trained.chosen);
+        assert!(trained.fits[0].chosen.slowdown < 1.05, "{:?}", trained.fits[0].chosen);
         // The kernel sees the row-major m as its n.
         match &trained.tree.root {
             Node::Split { feature, threshold, shapes, le, gt } => {
@@ -730,7 +810,7 @@ mod tests {
         for &r in &rows {
             assert_eq!(pick(&m, &trained.tree, &m.kernel_features(r), &[0, 1]), Some(1), "{:?}", trained.tree);
         }
-        assert!(trained.chosen.slowdown < 1.0051, "{:?}", trained.chosen);
+        assert!(trained.fits[0].chosen.slowdown < 1.0051, "{:?}", trained.fits[0].chosen);
         // A cap of 1 or less gives no weight to anything: refused.
         let bad = TrainOptions { labels: vec![Labels::Soft { cap: 1.0 }], ..TrainOptions::default() };
         assert!(matches!(train(&m, &rows, &[0, 1], "cpu", &bad), Err(Error::Invalid(_))));
@@ -747,10 +827,10 @@ mod tests {
         let rows: Vec<usize> = (0..40).collect();
         let options = TrainOptions { depths: vec![1, 2], min_leaf: vec![1], ..TrainOptions::default() };
         let scored = train(&m, &rows, &[0, 1], "cpu", &options).unwrap();
-        assert!(scored.chosen.slowdown > 1.5, "{:?}", scored.chosen);
+        assert!(scored.fits[0].chosen.slowdown > 1.5, "{:?}", scored.fits[0].chosen);
         let unscored_rows = (30..40).collect();
         let unscored = train(&m, &rows, &[0, 1], "cpu", &TrainOptions { unscored_rows, ..options }).unwrap();
-        assert!(unscored.chosen.slowdown <= 1.1 + 1e-9, "{:?}", unscored.chosen);
+        assert!(unscored.fits[0].chosen.slowdown <= 1.1 + 1e-9, "{:?}", unscored.fits[0].chosen);
         assert_eq!(unscored.tree.root, scored.tree.root);
     }
 
@@ -792,7 +872,7 @@ mod tests {
                 assert_eq!(pick(&m, &trained.tree, &m.kernel_features(r), &[0, 1]), Some(1), "{labels:?}");
             }
             // Cross-validation counts only the rows where the pick was measured: device b's.
-            assert_eq!(trained.chosen.slowdown, 1.0, "{labels:?}");
+            assert_eq!(trained.fits[0].chosen.slowdown, 1.0, "{labels:?}");
             let failed = toy(&[("a", "cpu"), ("b", "cpu")], &problems, time(f64::INFINITY));
             let trained = train(&failed, &rows, &[0, 1], "cpu", &options).unwrap();
             assert_eq!(pick(&failed, &trained.tree, &failed.kernel_features(0), &[0, 1]), Some(0), "{labels:?}");

@@ -350,7 +350,10 @@ fn run(cli: Cli) -> Result<()> {
             };
             let trained = train::train(&matrix, &rows, &columns, &class, &options)?;
             write_json(&out, &trained.tree)?;
-            println!("wrote {} (cross-validated {:?})", out.display(), trained.chosen);
+            println!("wrote {}", out.display());
+            for fit in &trained.fits {
+                println!("  {fit}");
+            }
             Ok(())
         }
         Command::Evaluate { data, plot, per_shape } => {
