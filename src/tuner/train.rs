@@ -155,7 +155,7 @@ impl std::fmt::Display for LayoutFit {
         let c = &self.chosen;
         write!(
             f,
-            "{} shapes with {} operands along K: depth {}, min leaf {}, {:?} weights, {:?} labels, CV geomean slowdown {:.4}",
+            "{} shapes with operands_along_k = {}: depth {}, min leaf {}, {:?} weights, {:?} labels, CV geomean slowdown {:.4}",
             self.shapes, self.operands_along_k, c.max_depth, c.min_leaf, c.weighting, c.labels, c.slowdown
         )
     }
@@ -272,8 +272,8 @@ pub fn train(
             unlabelled += rows.len(); // no subtree: the layout goes to another's
             continue;
         }
-        let (root, fit, left_out) = train_layout(matrix, rows, selected, class, options)?;
-        fits.push(LayoutFit { operands_along_k: along_k, ..fit });
+        let (root, fit, left_out) = train_layout(matrix, rows, along_k, selected, class, options)?;
+        fits.push(fit);
         subtrees.push(root);
         unlabelled += left_out;
     }
@@ -299,11 +299,12 @@ pub fn train(
 /// on all rows, converts, simplifies and annotates the tree. `matrix` is marked by
 /// `failed_where_class_never_ran`: a configuration not measured on a row counts there only if no
 /// device of the row's class measured it (as a failure); otherwise its time there is unknown and
-/// the row is left out of its costs. Returns the root, the fit (its layout left at 0) and the rows
+/// the row is left out of its costs. Returns the root, the fit of layout `along_k` and the rows
 /// left unlabelled.
 fn train_layout(
     matrix: &Matrix,
     rows: &[usize],
+    along_k: u64,
     selected: &[usize],
     class: &str,
     options: &TrainOptions,
@@ -367,7 +368,7 @@ fn train_layout(
     let all: Vec<&Sample> = samples.iter().collect();
     let mut tree = fit_tree(matrix, &all, &chosen, class, selected)?;
     annotate(matrix, &mut tree.root, &all);
-    Ok((tree.root, LayoutFit { operands_along_k: 0, shapes: samples.len(), chosen, grid }, unlabelled))
+    Ok((tree.root, LayoutFit { operands_along_k: along_k, shapes: samples.len(), chosen, grid }, unlabelled))
 }
 
 /// The matrix with every configuration that no device of a row's class measured marked as recorded
