@@ -398,6 +398,9 @@ pub fn pick(matrix: &Matrix, tree: &Tree, features: &ShapeFeatures, selected: &[
     selected.iter().copied().find(|&v| matrix.configs[v].id() == id)
 }
 
+/// A shape in one layout: (shape, operands_along_k), the key of a training sample.
+type ShapeInLayout = (Shape, u64);
+
 /// Groups rows by shape and layout and labels each group (with near-ties within `tolerance` resolved towards
 /// the configuration near-fastest on most shapes); returns the samples and the count of rows that
 /// could not be labelled.
@@ -413,7 +416,7 @@ fn samples(
         Labels::Soft { .. } => 0.0,
     };
     // Rows of one shape in one layout (one set of features) on the class's devices.
-    let mut by_shape: BTreeMap<(Shape, u64), Vec<usize>> = BTreeMap::new();
+    let mut by_shape: BTreeMap<ShapeInLayout, Vec<usize>> = BTreeMap::new();
     let mut unlabelled = 0;
     for &row in rows {
         let Some(times) = matrix.time.get(row) else {
@@ -443,7 +446,7 @@ fn samples(
         let mean = if ran.is_empty() { f64::INFINITY } else { ran.iter().sum::<f64>() / ran.len() as f64 };
         (fails, mean)
     };
-    let near_fastest: Vec<((Shape, u64), Vec<usize>, Vec<usize>)> = by_shape
+    let near_fastest: Vec<(ShapeInLayout, Vec<usize>, Vec<usize>)> = by_shape
         .into_iter()
         .map(|(shape, rows)| {
             let costs: Vec<(usize, f64)> = selected.iter().map(|&v| cost(&rows, v)).collect();
