@@ -579,7 +579,7 @@ impl CompiledSet {
     /// the set that builds, of its own family if one does.
     fn runnable(&self, engine: &Engine, id: VariantId) -> Result<(VariantId, &CompiledVariant)> {
         let family = id.info().family;
-        let same_family = VariantId::ALL.into_iter().filter(|v| v.info().family == family);
+        let same_family = VariantId::ALL.into_iter().filter(|&v| v != id && v.info().family == family);
         let others = VariantId::ALL.into_iter().filter(|v| v.info().family != family);
         std::iter::once(id)
             .chain(same_family)
