@@ -48,6 +48,15 @@ pub struct Regenerated {
     pub test: Evaluation,
 }
 
+/// The tree-only rows that the trees' cross-validation leaves unscored: those whose shape selects
+/// the set nowhere. The shapes that select the set are what the selector is judged on, on every
+/// device and in every layout (the set swept in row-major NT on them is tree-only data: no other
+/// variant ran there); the other tree-only shapes only teach the trees.
+fn unscored_rows(matrix: &Matrix, select_rows: &[usize], tree_only_rows: &BTreeSet<usize>) -> BTreeSet<usize> {
+    let judged: BTreeSet<Shape> = select_rows.iter().map(|&r| matrix.problems[r].shape).collect();
+    tree_only_rows.iter().copied().filter(|&r| !judged.contains(&matrix.problems[r].shape)).collect()
+}
+
 /// Selects, trains and evaluates. With a `holdout` matrix (shapes never used in training), every
 /// row of `matrix` trains and the result is evaluated on `holdout`; without one, a seeded split of
 /// the shapes holds `options.test_fraction` of them out. Every class in [`CLASSES`] needs rows that
@@ -76,12 +85,7 @@ pub fn regenerate(matrix: &Matrix, holdout: Option<&Matrix>, options: &Regenerat
     let own_matrix = matrix.columns(&own);
     let selection = select::select(&own_matrix, Some(&select_rows), &options.select)?;
     let set = shipped_set(&own_matrix, &selection, &select_rows, &options.select, &options.source)?;
-    // The tree-only shapes train the trees but are not what the selector is judged on; the shapes
-    // that select the set are, on every device and in every layout (the set swept in row-major NT
-    // on them is tree-only data: no other variant ran there).
-    let judged: BTreeSet<Shape> = select_rows.iter().map(|&r| matrix.problems[r].shape).collect();
-    let unscored_rows =
-        options.tree_only_rows.iter().copied().filter(|&r| !judged.contains(&matrix.problems[r].shape)).collect();
+    let unscored_rows = unscored_rows(matrix, &select_rows, &options.tree_only_rows);
     let train_options = TrainOptions { unscored_rows, ..options.train.clone() };
     let mut trees = Vec::new();
     for class in CLASSES {
@@ -168,4 +172,22 @@ pub fn shipped_set(
         ),
         variants,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tuner::select::tests::toy;
+
+    #[test]
+    fn tree_only_rows_are_scored_where_their_shape_selects_the_set() {
+        // Device 0 selects on shapes 1 and 2; device 1 (another layout's sweep, tree-only) measured
+        // shapes 1 and 3. Its shape-1 row is judged, its shape-3 row only teaches the trees.
+        let problems = [(0, 1, 8, 8), (0, 2, 8, 8), (1, 1, 8, 8), (1, 3, 8, 8)];
+        let m = toy(&[("a", "cpu"), ("a-nt", "cpu")], &problems, vec![vec![1.0]; 4]);
+        let tree_only: BTreeSet<usize> = [2, 3].into();
+        assert_eq!(unscored_rows(&m, &[0, 1], &tree_only), [3].into());
+        assert_eq!(unscored_rows(&m, &[1], &tree_only), [2, 3].into());
+        assert!(unscored_rows(&m, &[0, 1], &BTreeSet::new()).is_empty());
+    }
 }
