@@ -1,7 +1,8 @@
 //! The generated `select_*` functions agree with a plain interpreter of the same JSON trees on
-//! shapes drawn from a grid that straddles every threshold and on the listed shapes, which reach
-//! every leaf, and `explain` reports the same path; `selection::reachable`, which the first call
-//! builds, holds exactly the variants they pick.
+//! shapes drawn from a grid that straddles every threshold and on the listed shapes, each in the
+//! three layouts the kernels see (`operands_along_k`), which reach every leaf, and `explain`
+//! reports the same path; `selection::reachable`, which the first call builds, holds exactly the
+//! variants they pick.
 
 use fewfit::codegen::tree::Node;
 use fewfit::codegen::ShapeFeatures;
@@ -85,8 +86,11 @@ fn generated_selectors_match_the_interpreter() {
         let reachable = selection::reachable(class);
         let mut leaves_reached = std::collections::BTreeSet::new();
         let mut picked = std::collections::BTreeSet::new();
-        for &(m, n, k) in &shapes {
-            let f = ShapeFeatures::new(m, n, k);
+        // Each shape in every layout the kernels see: the trees grow a subtree per layout.
+        for f in shapes
+            .iter()
+            .flat_map(|&(m, n, k)| (0..=2).map(move |a| ShapeFeatures::new(m, n, k).with_operands_along_k(a)))
+        {
             let generated = select(&f);
             picked.insert(generated.index());
             // The first call builds `reachable` alone, so a pick outside it would compile mid-run.

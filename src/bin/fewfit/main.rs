@@ -350,7 +350,7 @@ fn run(cli: Cli) -> Result<()> {
             };
             let trained = train::train(&matrix, &rows, &columns, &class, &options)?;
             write_json(&out, &trained.tree)?;
-            println!("wrote {}", out.display());
+            println!("wrote {}, cross-validated per layout:", out.display());
             for fit in &trained.fits {
                 println!("  {fit}");
             }
