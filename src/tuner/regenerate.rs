@@ -8,7 +8,7 @@ use super::dataset::{Matrix, Shape};
 use super::error::{Error, Result};
 use super::evaluate::{evaluate, Evaluation, Shipped};
 use super::select::{self, split_shapes, SelectOptions, SelectedSet as Selection, Stats};
-use super::train::{train, TrainOptions};
+use super::train::{train, LayoutFit, TrainOptions};
 use crate::codegen::{trains, SelectedSet, SelectedVariant, Tree, CLASSES};
 
 /// How to regenerate.
@@ -99,12 +99,11 @@ pub fn regenerate(matrix: &Matrix, holdout: Option<&Matrix>, options: &Regenerat
             used.into_iter().collect()
         };
         let mut trained = train(&own_matrix, &rows, &columns, class, &train_options)?;
-        let fits: Vec<String> = trained.fits.iter().map(ToString::to_string).collect();
         trained.tree.comment = format!(
             "Trained by `fewfit regenerate` on {} training problems of {} (cross-validated per layout: {}).",
             rows.len(),
             options.source,
-            fits.join("; ")
+            LayoutFit::joined(&trained.fits)
         );
         trees.push(trained.tree);
     }

@@ -150,6 +150,13 @@ pub struct LayoutFit {
     pub grid: Vec<CvPoint>,
 }
 
+impl LayoutFit {
+    /// The fits of a tree's layouts on one line, as its comment quotes them.
+    pub fn joined(fits: &[LayoutFit]) -> String {
+        fits.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
+    }
+}
+
 impl std::fmt::Display for LayoutFit {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let c = &self.chosen;
@@ -290,8 +297,7 @@ pub fn train(
             gt: Box::new(root),
         };
     }
-    let layouts: Vec<String> = fits.iter().map(ToString::to_string).collect();
-    let comment = format!("trained by `fewfit train`: {}", layouts.join("; "));
+    let comment = format!("trained by `fewfit train`: {}", LayoutFit::joined(&fits));
     Ok(Trained { tree: Tree { class: class.to_string(), comment, root }, fits, unlabelled })
 }
 
