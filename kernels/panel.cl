@@ -28,9 +28,12 @@
 // the native vector width of the precision (8 floats with AVX2, 16 with AVX-512). The kernel then
 // runs vectors of LANES = VW_CAP elements, and VW / LANES times as many work-items along M, so that
 // a work-item's MV x NR accumulators still fit the registers and a group still covers LM x MV x VW
-// rows of C.
+// rows of C. A block so narrowed does not pack A (PA = 0): on an AVX2 CPU packing slowed each of the
+// shipped 16-lane blocks (docs/PERFORMANCE.md, "A's slices packed into local memory").
 #if defined(VW_CAP) && VW_CAP < VW
 #define LANES VW_CAP
+#undef PA
+#define PA 0
 #else
 #define LANES VW
 #endif

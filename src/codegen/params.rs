@@ -366,13 +366,15 @@ impl Variant {
     /// The variant as it runs where the panel family's VW is capped at `vw_cap` (a CPU's
     /// [`vw_cap`]; the kernel narrows itself by `-DVW_CAP`): a panel variant with a wider VW runs
     /// vectors of `vw_cap` and VW / `vw_cap` times LM, so its work-group covers the same tile of C
-    /// with more work-items; other variants are unchanged.
+    /// with more work-items, and without packing A (PA = 0, measured slower so narrowed); other
+    /// variants are unchanged.
     pub fn with_vw_cap(&self, vw_cap: u32) -> Variant {
         let mut narrowed = self.clone();
         let vw = self.get("VW");
         if self.family == Family::Panel && vw > vw_cap {
             narrowed.params.insert("VW".into(), vw_cap);
             narrowed.params.insert("LM".into(), self.get("LM") * (vw / vw_cap));
+            narrowed.params.insert("PA".into(), 0);
         }
         narrowed
     }
@@ -912,6 +914,11 @@ mod tests {
         assert_eq!((narrowed.geometry().local, narrowed.geometry().tile), ([4, 8], [128, 32]), "the same tile");
         assert_eq!(v.with_vw_cap(4).geometry().local, [8, 8]);
         assert_eq!(v.with_vw_cap(16), v, "a cap at or above VW changes nothing");
+        let mut packed = v.clone();
+        packed.params.insert("PA".into(), 1);
+        assert_eq!(packed.with_vw_cap(8).get("PA"), 0, "a narrowed block does not pack A");
+        assert_eq!(packed.with_vw_cap(8).local_mem_bytes(4), 0);
+        assert_eq!(packed.with_vw_cap(16), packed);
         let x = Variant::new(Family::Direct, &[("VWD", 4), ("WPTM", 2)]);
         assert_eq!(x.with_vw_cap(4), x, "only the panel family narrows");
     }
