@@ -36,7 +36,10 @@ pub struct Outcome {
     pub row: usize,
     /// The variant id the tree picked.
     pub pick: String,
-    /// Pick time over oracle time; `None` when the pick failed (invalid there, or not measured).
+    /// Whether the data holds a time of the pick on this problem: false where the pick was never
+    /// timed there (data older than the set), which is not a failure.
+    pub measured: bool,
+    /// Pick time over oracle time; `None` when the pick failed (invalid there) or was not measured.
     pub slowdown: Option<f64>,
     /// Best-in-set time over oracle time; `None` when no shipped configuration ran there.
     pub best_in_set: Option<f64>,
@@ -51,6 +54,8 @@ pub struct DeviceSummary {
     pub problems: usize,
     /// Problems where the pick failed.
     pub failed: usize,
+    /// Problems where the data holds no time of the pick.
+    pub unmeasured: usize,
     /// Geometric-mean slowdown of the picks that ran (1 when none did).
     pub geomean: f64,
     /// Geometric-mean slowdown of the best shipped configuration (the tree's ceiling).
@@ -66,14 +71,16 @@ pub struct Evaluation {
     pub outcomes: Vec<Outcome>,
     /// One summary per device that has problems, in device order.
     pub devices: Vec<DeviceSummary>,
-    /// The tree's picks over all problems.
+    /// The tree's picks over the problems where the data holds their time.
     pub tree: Stats,
+    /// Problems where the data holds no time of the tree's pick.
+    pub unmeasured: usize,
     /// The best shipped configuration over all problems.
     pub best_in_set: Stats,
 }
 
 impl Evaluation {
-    /// The tree's slowdown per problem, INFINITY for failures (for [`plot_cdf`]).
+    /// The tree's slowdown per problem, INFINITY for failed or unmeasured picks (for [`plot_cdf`]).
     pub fn slowdowns(&self) -> Vec<f64> {
         self.outcomes.iter().map(|o| o.slowdown.unwrap_or(f64::INFINITY)).collect()
     }
@@ -84,7 +91,8 @@ impl Evaluation {
     }
 
     /// One line per problem: device, shape (as swept), the tree's pick, its slowdown and the best
-    /// in set's ("failed" where the pick did not run there).
+    /// in set's ("failed" where the pick did not run there, "not measured" where the data holds no
+    /// time of it).
     pub fn per_shape(&self, matrix: &Matrix) -> String {
         let mut out = String::from("device\tshape\ttree pick\tslowdown\tbest in set\n");
         let show = |x: Option<f64>| x.map_or("failed".to_string(), |x| format!("{x:.3}"));
@@ -95,7 +103,7 @@ impl Evaluation {
                 matrix.devices[problem.device].label(),
                 problem.shape,
                 o.pick,
-                show(o.slowdown),
+                if o.measured { show(o.slowdown) } else { "not measured".to_string() },
                 show(o.best_in_set)
             ));
         }
@@ -104,9 +112,11 @@ impl Evaluation {
 
     /// A plain-text summary: the totals, then one line per device.
     pub fn describe(&self, matrix: &Matrix) -> String {
+        let unmeasured = |n: usize| if n > 0 { format!(", {n} picks not measured") } else { String::new() };
         let mut out = format!(
-            "tree: {}\nbest in set: {}\noracle: geomean 1.000\n",
+            "tree: {}{}\nbest in set: {}\noracle: geomean 1.000\n",
             self.tree.describe(matrix),
+            unmeasured(self.unmeasured),
             self.best_in_set.describe(matrix)
         );
         for d in &self.devices {
@@ -125,6 +135,7 @@ impl Evaluation {
             if d.failed > 0 {
                 out.push_str(&format!(", {} failed", d.failed));
             }
+            out.push_str(&unmeasured(d.unmeasured));
             out.push('\n');
         }
         out
@@ -156,11 +167,14 @@ pub fn evaluate(matrix: &Matrix, rows: Option<&[usize]>, shipped: &Shipped) -> R
             .ok_or_else(|| Error::Data(format!("no selector tree for device class `{class}` and no `default` tree")))?;
         let pick = tree.decide(&matrix.kernel_features(row)).variant().to_string();
         let time = column(&pick).map_or(f64::INFINITY, |v| matrix.time[row][v]);
+        let measured = column(&pick).is_some_and(|v| matrix.recorded[row][v]);
         let best = shipped_columns.iter().map(|&v| matrix.time[row][v]).fold(f64::INFINITY, f64::min);
         let ratio = |t: f64| Some(t / oracle[row]).filter(|s| s.is_finite());
-        outcomes.push(Outcome { row, pick, slowdown: ratio(time), best_in_set: ratio(best) });
+        outcomes.push(Outcome { row, pick, measured, slowdown: ratio(time), best_in_set: ratio(best) });
     }
     let summary_rows: Vec<usize> = outcomes.iter().map(|o| o.row).collect();
+    // The tree is judged where its picks were timed; the best in set wherever the set was.
+    let measured_rows: Vec<usize> = outcomes.iter().filter(|o| o.measured).map(|o| o.row).collect();
     let slowdown_of = |row: usize, best: bool| -> f64 {
         outcomes
             .iter()
@@ -168,26 +182,31 @@ pub fn evaluate(matrix: &Matrix, rows: Option<&[usize]>, shipped: &Shipped) -> R
             .and_then(|o| if best { o.best_in_set } else { o.slowdown })
             .map_or(f64::INFINITY, |s| s * oracle[row])
     };
-    let tree_stats = Stats::of(matrix, &summary_rows, |r| slowdown_of(r, false));
+    let tree_stats = Stats::of(matrix, &measured_rows, |r| slowdown_of(r, false));
     let best_stats = Stats::of(matrix, &summary_rows, |r| slowdown_of(r, true));
     let mut devices = Vec::new();
     for device in 0..matrix.devices.len() {
-        let rows: Vec<usize> = summary_rows.iter().copied().filter(|&r| matrix.problems[r].device == device).collect();
+        let on_device = |rows: &[usize]| -> Vec<usize> {
+            rows.iter().copied().filter(|&r| matrix.problems[r].device == device).collect()
+        };
+        let (rows, timed) = (on_device(&summary_rows), on_device(&measured_rows));
         if rows.is_empty() {
             continue;
         }
-        let picks = Stats::of(matrix, &rows, |r| slowdown_of(r, false));
+        let picks = Stats::of(matrix, &timed, |r| slowdown_of(r, false));
         let best = Stats::of(matrix, &rows, |r| slowdown_of(r, true));
         devices.push(DeviceSummary {
             device,
-            problems: picks.problems,
+            problems: best.problems,
             failed: picks.failed,
+            unmeasured: rows.len() - timed.len(),
             geomean: picks.geomean,
             best_in_set_geomean: best.geomean,
             worst: picks.worst.map(|(r, w)| (matrix.problems[r].shape, w)),
         });
     }
-    Ok(Evaluation { outcomes, devices, tree: tree_stats, best_in_set: best_stats })
+    let unmeasured = summary_rows.len() - measured_rows.len();
+    Ok(Evaluation { outcomes, devices, tree: tree_stats, unmeasured, best_in_set: best_stats })
 }
 
 /// The step points of an empirical CDF over `[1, x_max]`: (slowdown, fraction of problems with at
@@ -300,6 +319,22 @@ mod tests {
         assert_eq!(lines.len(), 5);
         assert!(lines[2].starts_with("x\t8x8x1000\t") && lines[2].ends_with("\t1.500\t1.500"), "{}", lines[2]);
         assert!(lines[3].ends_with("\tfailed\t1.000"), "{}", lines[3]);
+    }
+
+    #[test]
+    fn a_pick_never_timed_is_not_measured_not_failed() {
+        let (_, shipped) = case();
+        // Device y's 8x8x1000: no record of the pick (data older than the set); its 8x8x8 failed.
+        let t = vec![vec![1.0, 2.0, 4.0], vec![3.0, 1.5, 1.0], vec![INF, 1.0, 2.0], vec![f64::NAN, 4.0, 1.0]];
+        let m = toy(&[("x", "cpu"), ("y", "gpu")], &[(0, 8, 8, 8), (0, 8, 8, 1000), (1, 8, 8, 8), (1, 8, 8, 1000)], t);
+        let e = evaluate(&m, None, &shipped).unwrap();
+        assert_eq!(e.outcomes.iter().map(|o| o.measured).collect::<Vec<_>>(), [true, true, true, false]);
+        assert_eq!((e.tree.problems, e.tree.failed, e.unmeasured), (3, 1, 1));
+        let y = &e.devices[1];
+        assert_eq!((y.problems, y.failed, y.unmeasured, y.geomean), (2, 1, 1, 1.0));
+        let text = e.describe(&m);
+        assert!(text.contains(", 1 failed, 1 picks not measured\n"), "{text}");
+        assert!(e.per_shape(&m).lines().nth(4).unwrap().ends_with("\tnot measured\t4.000"));
     }
 
     #[test]
