@@ -41,6 +41,8 @@ pub struct Outcome {
     pub measured: bool,
     /// Pick time over oracle time; `None` when the pick failed (invalid there) or was not measured.
     pub slowdown: Option<f64>,
+    /// Whether the data holds a time of some shipped configuration on this problem.
+    pub set_measured: bool,
     /// Best-in-set time over oracle time; `None` when no shipped configuration ran there.
     pub best_in_set: Option<f64>,
 }
@@ -75,8 +77,10 @@ pub struct Evaluation {
     pub tree: Stats,
     /// Problems where the data holds no time of the tree's pick.
     pub unmeasured: usize,
-    /// The best shipped configuration over all problems.
+    /// The best shipped configuration over the problems where the data holds a time of one.
     pub best_in_set: Stats,
+    /// Problems where the data holds no time of any shipped configuration.
+    pub set_unmeasured: usize,
 }
 
 impl Evaluation {
@@ -91,8 +95,8 @@ impl Evaluation {
     }
 
     /// One line per problem: device, shape (as swept), the tree's pick, its slowdown and the best
-    /// in set's ("failed" where the pick did not run there, "not measured" where the data holds no
-    /// time of it).
+    /// in set's ("failed" where it did not run there, "not measured" where the data holds no time
+    /// of it).
     pub fn per_shape(&self, matrix: &Matrix) -> String {
         let mut out = String::from("device\tshape\ttree pick\tslowdown\tbest in set\n");
         let show = |x: Option<f64>| x.map_or("failed".to_string(), |x| format!("{x:.3}"));
@@ -104,7 +108,7 @@ impl Evaluation {
                 problem.shape,
                 o.pick,
                 if o.measured { show(o.slowdown) } else { "not measured".to_string() },
-                show(o.best_in_set)
+                if o.set_measured { show(o.best_in_set) } else { "not measured".to_string() },
             ));
         }
         out
@@ -113,8 +117,12 @@ impl Evaluation {
     /// A plain-text summary: the totals, then one line per device.
     pub fn describe(&self, matrix: &Matrix) -> String {
         let unmeasured = |n: usize| if n > 0 { format!(", {n} picks not measured") } else { String::new() };
+        let set_unmeasured = match self.set_unmeasured {
+            0 => String::new(),
+            n => format!(", {n} problems with no variant of the set measured"),
+        };
         let mut out = format!(
-            "tree: {}{}\nbest in set: {}\noracle: geomean 1.000\n",
+            "tree: {}{}\nbest in set: {}{set_unmeasured}\noracle: geomean 1.000\n",
             self.tree.describe(matrix),
             unmeasured(self.unmeasured),
             self.best_in_set.describe(matrix)
@@ -169,12 +177,14 @@ pub fn evaluate(matrix: &Matrix, rows: Option<&[usize]>, shipped: &Shipped) -> R
         let time = column(&pick).map_or(f64::INFINITY, |v| matrix.time[row][v]);
         let measured = column(&pick).is_some_and(|v| matrix.recorded[row][v]);
         let best = shipped_columns.iter().map(|&v| matrix.time[row][v]).fold(f64::INFINITY, f64::min);
+        let set_measured = shipped_columns.iter().any(|&v| matrix.recorded[row][v]);
         let ratio = |t: f64| Some(t / oracle[row]).filter(|s| s.is_finite());
-        outcomes.push(Outcome { row, pick, measured, slowdown: ratio(time), best_in_set: ratio(best) });
+        outcomes.push(Outcome { row, pick, measured, slowdown: ratio(time), set_measured, best_in_set: ratio(best) });
     }
     let summary_rows: Vec<usize> = outcomes.iter().map(|o| o.row).collect();
     // The tree is judged where its picks were timed; the best in set wherever the set was.
     let measured_rows: Vec<usize> = outcomes.iter().filter(|o| o.measured).map(|o| o.row).collect();
+    let set_rows: Vec<usize> = outcomes.iter().filter(|o| o.set_measured).map(|o| o.row).collect();
     let slowdown_of = |row: usize, best: bool| -> f64 {
         outcomes
             .iter()
@@ -183,21 +193,21 @@ pub fn evaluate(matrix: &Matrix, rows: Option<&[usize]>, shipped: &Shipped) -> R
             .map_or(f64::INFINITY, |s| s * oracle[row])
     };
     let tree_stats = Stats::of(matrix, &measured_rows, |r| slowdown_of(r, false));
-    let best_stats = Stats::of(matrix, &summary_rows, |r| slowdown_of(r, true));
+    let best_stats = Stats::of(matrix, &set_rows, |r| slowdown_of(r, true));
     let mut devices = Vec::new();
     for device in 0..matrix.devices.len() {
         let on_device = |rows: &[usize]| -> Vec<usize> {
             rows.iter().copied().filter(|&r| matrix.problems[r].device == device).collect()
         };
-        let (rows, timed) = (on_device(&summary_rows), on_device(&measured_rows));
+        let (rows, timed, with_set) = (on_device(&summary_rows), on_device(&measured_rows), on_device(&set_rows));
         if rows.is_empty() {
             continue;
         }
         let picks = Stats::of(matrix, &timed, |r| slowdown_of(r, false));
-        let best = Stats::of(matrix, &rows, |r| slowdown_of(r, true));
+        let best = Stats::of(matrix, &with_set, |r| slowdown_of(r, true));
         devices.push(DeviceSummary {
             device,
-            problems: best.problems,
+            problems: rows.len(),
             failed: picks.failed,
             unmeasured: rows.len() - timed.len(),
             geomean: picks.geomean,
@@ -205,8 +215,14 @@ pub fn evaluate(matrix: &Matrix, rows: Option<&[usize]>, shipped: &Shipped) -> R
             worst: picks.worst.map(|(r, w)| (matrix.problems[r].shape, w)),
         });
     }
-    let unmeasured = summary_rows.len() - measured_rows.len();
-    Ok(Evaluation { outcomes, devices, tree: tree_stats, unmeasured, best_in_set: best_stats })
+    Ok(Evaluation {
+        tree: tree_stats,
+        unmeasured: summary_rows.len() - measured_rows.len(),
+        best_in_set: best_stats,
+        set_unmeasured: summary_rows.len() - set_rows.len(),
+        outcomes,
+        devices,
+    })
 }
 
 /// The step points of an empirical CDF over `[1, x_max]`: (slowdown, fraction of problems with at
@@ -329,12 +345,23 @@ mod tests {
         let m = toy(&[("x", "cpu"), ("y", "gpu")], &[(0, 8, 8, 8), (0, 8, 8, 1000), (1, 8, 8, 8), (1, 8, 8, 1000)], t);
         let e = evaluate(&m, None, &shipped).unwrap();
         assert_eq!(e.outcomes.iter().map(|o| o.measured).collect::<Vec<_>>(), [true, true, true, false]);
+        assert!(e.outcomes.iter().all(|o| o.set_measured), "the set's other variant was timed on each");
+        assert_eq!((e.best_in_set.problems, e.set_unmeasured), (4, 0));
         assert_eq!((e.tree.problems, e.tree.failed, e.unmeasured), (3, 1, 1));
         let y = &e.devices[1];
         assert_eq!((y.problems, y.failed, y.unmeasured, y.geomean), (2, 1, 1, 1.0));
         let text = e.describe(&m);
         assert!(text.contains(", 1 failed, 1 picks not measured\n"), "{text}");
         assert!(e.per_shape(&m).lines().nth(4).unwrap().ends_with("\tnot measured\t4.000"));
+
+        // Neither variant of the set timed there: the best in set is not measured either.
+        let t = vec![vec![1.0, 2.0, 4.0], vec![3.0, 1.5, 1.0], vec![INF, 1.0, 2.0], vec![f64::NAN, f64::NAN, 1.0]];
+        let m = toy(&[("x", "cpu"), ("y", "gpu")], &[(0, 8, 8, 8), (0, 8, 8, 1000), (1, 8, 8, 8), (1, 8, 8, 1000)], t);
+        let e = evaluate(&m, None, &shipped).unwrap();
+        assert_eq!((e.best_in_set.problems, e.best_in_set.failed, e.set_unmeasured), (3, 0, 1));
+        assert_eq!((e.devices[1].problems, e.devices[1].best_in_set_geomean), (2, 1.0));
+        assert!(e.describe(&m).contains(", 1 problems with no variant of the set measured\n"));
+        assert!(e.per_shape(&m).lines().nth(4).unwrap().ends_with("\tnot measured\tnot measured"));
     }
 
     #[test]
