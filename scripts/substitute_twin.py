@@ -14,10 +14,8 @@ import json
 import pathlib
 import sys
 
-
-def variant_id(family, params):
-    """The id the crate gives a variant (`Variant::id`): family, then each parameter, by name."""
-    return "_".join([family] + [f"{name.lower()}{value}" for name, value in sorted(params.items())])
+from ab_compare import label
+from set_records import key
 
 
 def main():
@@ -38,7 +36,7 @@ def main():
     if name not in entry["params"]:
         sys.exit(f"{args.variant} has no parameter {name}")
     entry["params"][name] = int(value)
-    twin = variant_id(entry["family"], entry["params"])
+    twin = label(key(entry["family"], entry["params"]))
     if twin == args.variant or any(v["id"] == twin for v in selected["variants"]):
         sys.exit(f"{twin} is {args.variant} itself or already in the set")
     entry["id"] = twin
