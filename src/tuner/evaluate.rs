@@ -116,16 +116,13 @@ impl Evaluation {
 
     /// A plain-text summary: the totals, then one line per device.
     pub fn describe(&self, matrix: &Matrix) -> String {
-        let unmeasured = |n: usize| if n > 0 { format!(", {n} picks not measured") } else { String::new() };
-        let set_unmeasured = match self.set_unmeasured {
-            0 => String::new(),
-            n => format!(", {n} problems with no variant of the set measured"),
-        };
+        let count = |n: usize, what: &str| if n > 0 { format!(", {n} {what}") } else { String::new() };
         let mut out = format!(
-            "tree: {}{}\nbest in set: {}{set_unmeasured}\noracle: geomean 1.000\n",
+            "tree: {}{}\nbest in set: {}{}\noracle: geomean 1.000\n",
             self.tree.describe(matrix),
-            unmeasured(self.unmeasured),
-            self.best_in_set.describe(matrix)
+            count(self.unmeasured, "picks not measured"),
+            self.best_in_set.describe(matrix),
+            count(self.set_unmeasured, "problems with no variant of the set measured")
         );
         for d in &self.devices {
             let device = &matrix.devices[d.device];
@@ -140,10 +137,8 @@ impl Evaluation {
             if let Some((shape, w)) = d.worst {
                 out.push_str(&format!(", worst {w:.3} at {shape}"));
             }
-            if d.failed > 0 {
-                out.push_str(&format!(", {} failed", d.failed));
-            }
-            out.push_str(&unmeasured(d.unmeasured));
+            out.push_str(&count(d.failed, "failed"));
+            out.push_str(&count(d.unmeasured, "picks not measured"));
             out.push('\n');
         }
         out
@@ -340,9 +335,13 @@ mod tests {
     #[test]
     fn a_pick_never_timed_is_not_measured_not_failed() {
         let (_, shipped) = case();
+        // case()'s devices and problems, with device y's 8x8x1000 row given.
+        let with_last_row = |last: Vec<f64>| {
+            let t = vec![vec![1.0, 2.0, 4.0], vec![3.0, 1.5, 1.0], vec![INF, 1.0, 2.0], last];
+            toy(&[("x", "cpu"), ("y", "gpu")], &[(0, 8, 8, 8), (0, 8, 8, 1000), (1, 8, 8, 8), (1, 8, 8, 1000)], t)
+        };
         // Device y's 8x8x1000: no record of the pick (data older than the set); its 8x8x8 failed.
-        let t = vec![vec![1.0, 2.0, 4.0], vec![3.0, 1.5, 1.0], vec![INF, 1.0, 2.0], vec![f64::NAN, 4.0, 1.0]];
-        let m = toy(&[("x", "cpu"), ("y", "gpu")], &[(0, 8, 8, 8), (0, 8, 8, 1000), (1, 8, 8, 8), (1, 8, 8, 1000)], t);
+        let m = with_last_row(vec![f64::NAN, 4.0, 1.0]);
         let e = evaluate(&m, None, &shipped).unwrap();
         assert_eq!(e.outcomes.iter().map(|o| o.measured).collect::<Vec<_>>(), [true, true, true, false]);
         assert!(e.outcomes.iter().all(|o| o.set_measured), "the set's other variant was timed on each");
@@ -355,8 +354,7 @@ mod tests {
         assert!(e.per_shape(&m).lines().nth(4).unwrap().ends_with("\tnot measured\t4.000"));
 
         // Neither variant of the set timed there: the best in set is not measured either.
-        let t = vec![vec![1.0, 2.0, 4.0], vec![3.0, 1.5, 1.0], vec![INF, 1.0, 2.0], vec![f64::NAN, f64::NAN, 1.0]];
-        let m = toy(&[("x", "cpu"), ("y", "gpu")], &[(0, 8, 8, 8), (0, 8, 8, 1000), (1, 8, 8, 8), (1, 8, 8, 1000)], t);
+        let m = with_last_row(vec![f64::NAN, f64::NAN, 1.0]);
         let e = evaluate(&m, None, &shipped).unwrap();
         assert_eq!((e.best_in_set.problems, e.best_in_set.failed, e.set_unmeasured), (3, 0, 1));
         assert_eq!((e.devices[1].problems, e.devices[1].best_in_set_geomean), (2, 1.0));
