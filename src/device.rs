@@ -97,6 +97,8 @@ pub struct DeviceInfo {
     pub max_work_group_size: usize,
     /// Local memory per work-group, in bytes.
     pub local_mem_bytes: usize,
+    /// The largest buffer the device allocates, in bytes (CL_DEVICE_MAX_MEM_ALLOC_SIZE).
+    pub max_alloc_bytes: u64,
     /// Whether the device computes in f64.
     pub fp64: bool,
     /// Whether the device has 64-bit global atomics (cl_khr_int64_base_atomics), which f64 split-K needs.
@@ -139,6 +141,7 @@ impl DeviceInfo {
             compute_units: d.max_compute_units().map_err(|e| cl("clGetDeviceInfo")(e.0))? as usize,
             max_work_group_size: d.max_work_group_size().map_err(|e| cl("clGetDeviceInfo")(e.0))?,
             local_mem_bytes: d.local_mem_size().map_err(|e| cl("clGetDeviceInfo")(e.0))? as usize,
+            max_alloc_bytes: d.max_mem_alloc_size().map_err(|e| cl("clGetDeviceInfo")(e.0))?,
             fp64: d.double_fp_config().map(|c| c != 0).unwrap_or(false),
             int64_atomics: d.extensions().map(|e| e.contains("cl_khr_int64_base_atomics")).unwrap_or(false),
             async_copies,

@@ -726,6 +726,7 @@ mod tests {
             compute_units: 2,
             max_work_group_size: 4096,
             local_mem_bytes: 65536,
+            max_alloc_bytes: 1 << 30,
             fp64: true,
             int64_atomics: true,
             async_copies: false,

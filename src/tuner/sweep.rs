@@ -176,6 +176,9 @@ pub struct Summary {
     pub invalid: usize,
     /// Pairs left unmeasured because the time budget ran out.
     pub left: usize,
+    /// Shapes skipped because an operand is larger than the device's largest buffer
+    /// ([`DeviceInfo::max_alloc_bytes`](crate::DeviceInfo::max_alloc_bytes)); nothing is recorded for them.
+    pub too_large: usize,
 }
 
 /// The conversions a sweep needs between an element type and f64.
@@ -236,6 +239,8 @@ pub fn sweep<T: SweepElement>(
     plan: &Plan,
 ) -> Result<Summary> {
     let start = Instant::now();
+    let (shapes, too_large) = fitting_shapes(shapes, std::mem::size_of::<T>() as u64, device.info.max_alloc_bytes);
+    let shapes = &shapes[..];
     let precision = match T::PRECISION {
         Precision::F32 => "f32",
         Precision::F64 => "f64",
@@ -262,7 +267,7 @@ pub fn sweep<T: SweepElement>(
         variant: Config::of(v),
     };
     let mine: Vec<&Variant> = variants.iter().filter(|v| shard.owns(v)).collect();
-    let mut summary = Summary::default();
+    let mut summary = Summary { too_large, ..Summary::default() };
     let mut todo: Vec<(&Variant, Vec<usize>)> = Vec::new();
     for v in mine {
         let left: Vec<usize> = (0..shapes.len()).filter(|&i| !done.contains(&key(v, &shapes[i]))).collect();
@@ -320,6 +325,19 @@ pub fn sweep<T: SweepElement>(
     }
     bar.finish_and_clear();
     Ok(summary)
+}
+
+/// The shapes whose operands A, B and C (of `element_bytes` each) each fit in a buffer of
+/// `max_alloc_bytes`, and how many did not.
+fn fitting_shapes(shapes: &[Shape], element_bytes: u64, max_alloc_bytes: u64) -> (Vec<Shape>, usize) {
+    let fits = |s: &&Shape| {
+        [s.m.saturating_mul(s.k), s.k.saturating_mul(s.n), s.m.saturating_mul(s.n)]
+            .iter()
+            .all(|&elements| elements.saturating_mul(element_bytes) <= max_alloc_bytes)
+    };
+    let kept: Vec<Shape> = shapes.iter().filter(fits).copied().collect();
+    let skipped = shapes.len() - kept.len();
+    (kept, skipped)
 }
 
 fn load_existing(out: &Path) -> Result<Dataset> {
@@ -561,6 +579,17 @@ mod tests {
         assert!(shards.iter().all(|s| variants.iter().any(|v| s.owns(v))));
         assert_eq!(Shard::parse("1/3").unwrap(), shards[1]);
         assert!(Shard::parse("3/3").is_err() && Shard::parse("x").is_err() && Shard::parse("0/0").is_err());
+    }
+
+    #[test]
+    fn shapes_beyond_the_largest_buffer_are_skipped_and_counted() {
+        let shape = |m, n, k| Shape { m, n, k };
+        let shapes = [shape(4, 4, 4), shape(1, 300, 1), shape(2, 1, 200), shape(20, 20, 1), shape(16, 16, 16)];
+        // 1 KiB buffers of f32 hold 256 elements: B of 1x300x1, A of 2x1x200 and C of 20x20x1 do not fit.
+        let (kept, skipped) = fitting_shapes(&shapes, 4, 1024);
+        assert_eq!(kept, vec![shape(4, 4, 4), shape(16, 16, 16)]);
+        assert_eq!(skipped, 3);
+        assert_eq!(fitting_shapes(&[shape(u64::MAX, 2, 2)], 8, 1 << 40).1, 1);
     }
 
     #[test]

@@ -513,8 +513,8 @@ fn load_matrix(data: &[PathBuf]) -> Result<fewfit::tuner::dataset::Matrix> {
 
 fn devices() -> Result<()> {
     println!(
-        "{:<6} {:<12} {:>8} {:>10} {:>5} {:>8}  name (vendor; driver)",
-        "index", "class", "max wg", "local KiB", "fp64", "VW cap"
+        "{:<6} {:<12} {:>8} {:>10} {:>10} {:>5} {:>8}  name (vendor; driver)",
+        "index", "class", "max wg", "local KiB", "alloc MiB", "fp64", "VW cap"
     );
     for (p, d, id) in list_devices()? {
         let info = DeviceInfo::query(id)?;
@@ -523,11 +523,12 @@ fn devices() -> Result<()> {
             _ => "-".into(),
         };
         println!(
-            "{:<6} {:<12} {:>8} {:>10} {:>5} {:>8}  {} ({}; {})",
+            "{:<6} {:<12} {:>8} {:>10} {:>10} {:>5} {:>8}  {} ({}; {})",
             format!("{p}:{d}"),
             info.class.name(),
             info.max_work_group_size,
             info.local_mem_bytes / 1024,
+            info.max_alloc_bytes >> 20,
             if info.fp64 { "yes" } else { "no" },
             vw_cap,
             info.name,
@@ -645,5 +646,12 @@ fn run_sweep(args: &SweepArgs) -> Result<()> {
         args.out.display(),
         summary.left
     );
+    if summary.too_large > 0 {
+        println!(
+            "sweep: {} shapes skipped: an operand is larger than the device's largest buffer ({} MiB)",
+            summary.too_large,
+            device.info.max_alloc_bytes >> 20
+        );
+    }
     Ok(())
 }
