@@ -4,7 +4,7 @@ use opencl3::memory::{Buffer, CL_MEM_READ_ONLY, CL_MEM_READ_WRITE};
 use opencl3::types::CL_BLOCKING;
 
 use crate::device::DefaultDevice;
-use crate::error::{cl, Result};
+use crate::error::{cl, Error, Result};
 use crate::gemm::{gemm, Element, GemmSpec};
 
 /// C = alpha * op(A) * op(B) + beta * C on host slices, through the default device
@@ -15,6 +15,9 @@ pub fn gemm_host<T: Element>(spec: &GemmSpec, alpha: T, a: &[T], b: &[T], beta: 
         return Ok(());
     }
     let device = DefaultDevice::get()?;
+    for (name, len) in [("a buffer", a.len()), ("b buffer", b.len()), ("c buffer", c.len())] {
+        fits_one_buffer::<T>(name, len, device.info.max_alloc_bytes)?;
+    }
     let upload = |data: &[T], flags| -> Result<Buffer<T>> {
         // SAFETY: a fresh buffer of data.len() (at least 1) elements.
         let mut buf = unsafe { Buffer::<T>::create(&device.context, flags, data.len().max(1), std::ptr::null_mut()) }
@@ -33,6 +36,20 @@ pub fn gemm_host<T: Element>(spec: &GemmSpec, alpha: T, a: &[T], b: &[T], beta: 
     // SAFETY: blocking read into a slice of the buffer's length, after the GEMM's event.
     unsafe { device.queue.enqueue_read_buffer(&c_buf, CL_BLOCKING, 0, c, &[event.get()]) }
         .map_err(|e| cl("clEnqueueReadBuffer")(e.0))?;
+    Ok(())
+}
+
+/// Whether a host slice of `len` elements fits in one device buffer of at most `max_alloc_bytes`
+/// (PoCL allows a quarter of the memory, 4 GiB on a 16 GiB machine: less than the kernels' 2³¹
+/// elements of f32).
+fn fits_one_buffer<T: Element>(name: &'static str, len: usize, max_alloc_bytes: u64) -> Result<()> {
+    let bytes = (len as u64).saturating_mul(std::mem::size_of::<T>() as u64);
+    if bytes > max_alloc_bytes {
+        return Err(Error::Unavailable {
+            what: format!("a {name} of {bytes} bytes"),
+            reason: format!("the device's largest buffer is {} MiB", max_alloc_bytes >> 20),
+        });
+    }
     Ok(())
 }
 
@@ -94,4 +111,17 @@ pub fn gemm_ndarray<T: Element>(
     let spec = GemmSpec::new(layout, ta, tb, m, n, k);
     let c_data = c.as_slice_memory_order_mut().expect("C was checked to be contiguous");
     gemm_host(&spec, alpha, &a_data, &b_data, beta, c_data)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_slice_beyond_the_largest_buffer_is_unavailable() {
+        assert!(fits_one_buffer::<f32>("a buffer", 256, 1024).is_ok());
+        let err = fits_one_buffer::<f32>("b buffer", 257, 1024).unwrap_err();
+        assert!(matches!(&err, Error::Unavailable { what, .. } if what == "a b buffer of 1028 bytes"), "{err}");
+        assert!(fits_one_buffer::<f64>("c buffer", 129, 1024).is_err());
+    }
 }
