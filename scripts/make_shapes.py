@@ -2,11 +2,10 @@
 """Writes the tuner's shape lists (row-major C[M x N] = A[M x K] . B[K x N], one `M N K` a line):
 variants/shapes/train.txt (selection and training; the tuner splits it into train and test shapes)
 and variants/shapes/unseen.txt, unseen-skinny.txt and unseen-random.txt (shapes never used in
-training, for `fewfit evaluate`), and two lists of extra training shapes for the trees:
-train-dense.txt (random) and train-ml.txt (more networks),
-and train-trees.txt, train-tree-dense.txt and train-tree-skinny.txt (yet more networks, random shapes
-over the whole space, and random shapes with few rows or columns, measured only on the shipped set:
-tree training alone).
+training, for `fewfit evaluate`), two lists of extra training shapes for the trees: train-dense.txt
+(random) and train-ml.txt (more networks), and train-trees.txt, train-tree-dense.txt and
+train-tree-skinny.txt (yet more networks, random shapes over the whole space, and random shapes with
+few rows or columns, measured only on the shipped set: tree training alone).
 Deterministic: run it again and the files come out the same."""
 import math
 import os
@@ -130,8 +129,8 @@ def tree_skinny(count, seed=13, max_flops=1e11):
     tiles trade places with every row and with K: the short side log-uniform in [1, 64] (three in four
     with few rows, M, as decode and small-batch calls have; one in four with few columns, N), the long
     side log-uniform in [256, 262144] (vocabularies reach 152k), K log-uniform in [64, 16384]; seeded.
-    train-tree-dense.txt stops at 16384 and holds few such shapes. An operand of 2^31 elements or more,
-beyond the kernels' index range, drops the shape."""
+    train-tree-dense.txt stops at 16384 and holds few such shapes. An operand of 2^31 elements or
+    more, beyond the kernels' index range, drops the shape."""
     rng, s = random.Random(seed), []
     while len(s) < count:
         short = int(round(2 ** rng.uniform(0, 6)))
@@ -140,7 +139,7 @@ beyond the kernels' index range, drops the shape."""
         m, n = (short, long_) if len(s) % 4 else (long_, short)
         if 2 * m * n * k <= max_flops:
             s.append((m, n, k, "random, few rows" if m == short else "random, few columns"))
-    # Drawn first and dropped after, so that the draws stay those of the list's first sweep.
+    # Dropped after the draws, so that the list keeps the shapes its first sweep timed.
     return [x for x in s if max(x[0] * x[2], x[2] * x[1]) < 2 ** 31]
 
 
