@@ -1,20 +1,27 @@
 #!/usr/bin/env bash
 # On the lent GPU machine, after narrow-probe.sh: the probe's 16-row tiles as set candidates. Takes
 # the two variants with MWG = 16 that are the fastest such tile on the most probe shapes, with their
-# splits chosen per launch (KSPLIT = 0), and times those candidates
-#   probe:   beside the shipped set on the probe shapes, NN and row-major NT;
-#   train:   alone on the lists whose H100 datasets train the trees (train-tree-skinny in NN and NT;
-#            train.txt, train-trees, train-tree-dense in NT), to join those datasets;
-#   unseen:  alone on the held-out lists of the H100 datasets (unseen-skinny NN and NT,
-#            unseen-random NN, unseen NT), likewise.
-# Usage: bash scripts/device/narrow-sweep.sh PROBE_DATA... ; datasets into $OUT as
-# PREFIX-narrow-*.jsonl.gz (PREFIX h200 or h100 by the card). Binaries: build.sh.
+# splits chosen per launch (KSPLIT = 0), and times them (10 repeats, BUDGET seconds per list):
+#   probe: beside the shipped set on the probe shapes, NN and row-major NT
+#          (PREFIX-narrow-probe, PREFIX-narrow-nt-probe);
+#   set:   beside the set on the skinny training and held-out lists in NN (PREFIX-tree-skinny,
+#          PREFIX-set-unseen-skinny) and on the held-out lists in NT (PREFIX-nt-set-unseen-skinny,
+#          PREFIX-nt-set-unseen);
+#   cand:  alone, NN, on every list the selection and the trees read (PREFIX-narrow-cand-train, -ml,
+#          -set (unseen.txt), -trees, -tree-dense), to join the committed datasets of that card.
+# On 2026-11-28 (an H200) these ran as separate calls with these sweep arguments; a first call also
+# timed the candidates alone on the NT lists, which no H200 dataset of the set matches (not kept).
+# Usage: bash scripts/device/narrow-sweep.sh WHAT PROBE_DATA..., WHAT one or more of probe, set,
+# cand (quoted); datasets into $OUT as NAME-f32.jsonl(.gz), PREFIX h200 or h100 by the card
+# (resumable: carry a .jsonl back in .device/ and run again).
+# Binaries: build.sh.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out="${OUT:-/tmp/narrow-out}"; mkdir -p "$out" /tmp/narrow
 source scripts/device/nvidia.sh
 prefix=$(nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200 && echo h200 || echo h100)
 fewfit=.device/fewfit; [ -x "$fewfit" ] || fewfit=target/release/fewfit
+what="$1"; shift
 python3 - "$@" > /tmp/narrow/candidates.jsonl <<'PY'
 import json, sys
 best = {}
@@ -36,20 +43,25 @@ for key in sorted(wins, key=lambda k: -len(wins[k]))[:2]:
 PY
 sweep() { # NAME SHAPES [sweep arguments]
   local name="$1" shapes="$2"; shift 2
+  [ -f ".device/$prefix-$name-f32.jsonl" ] && cp ".device/$prefix-$name-f32.jsonl" "$out/"
   "$fewfit" sweep --device gpu --shapes "$shapes" --space variants/space-gpu.json --sample 0 \
     --variants-from /tmp/narrow/candidates.jsonl --repeats 10 --quiet --budget-secs "${BUDGET:-120}" \
-    --out "$out/$prefix-narrow-$name-f32.jsonl" "$@" 2>&1 | tail -1
-  gzip -kf "$out/$prefix-narrow-$name-f32.jsonl"
+    --out "$out/$prefix-$name-f32.jsonl" "$@" 2>&1 | tail -1
+  gzip -kf "$out/$prefix-$name-f32.jsonl"
 }
-sweep probe variants/shapes/narrow-probe.txt
-sweep nt-probe variants/shapes/narrow-probe.txt --transpose-b
-sweep tree-skinny variants/shapes/train-tree-skinny.txt --no-shipped
-sweep nt-tree-skinny variants/shapes/train-tree-skinny.txt --no-shipped --transpose-b
-sweep set-unseen-skinny variants/shapes/unseen-skinny.txt --no-shipped
-sweep nt-set-unseen-skinny variants/shapes/unseen-skinny.txt --no-shipped --transpose-b
-sweep set-unseen-random variants/shapes/unseen-random.txt --no-shipped
-sweep nt-set variants/shapes/train.txt --no-shipped --transpose-b
-sweep nt-trees variants/shapes/train-trees.txt --no-shipped --transpose-b
-sweep nt-tree-dense variants/shapes/train-tree-dense.txt --no-shipped --transpose-b
-sweep nt-set-unseen variants/shapes/unseen.txt --no-shipped --transpose-b
+s=variants/shapes
+for w in $what; do
+  case "$w" in
+    probe) sweep narrow-probe $s/narrow-probe.txt
+           sweep narrow-nt-probe $s/narrow-probe.txt --transpose-b ;;
+    set) sweep tree-skinny $s/train-tree-skinny.txt
+         sweep set-unseen-skinny $s/unseen-skinny.txt
+         sweep nt-set-unseen $s/unseen.txt --transpose-b
+         sweep nt-set-unseen-skinny $s/unseen-skinny.txt --transpose-b ;;
+    cand) for list in set:unseen ml:train-ml train:train trees:train-trees tree-dense:train-tree-dense; do
+            sweep "narrow-cand-${list%%:*}" "$s/${list#*:}.txt" --no-shipped
+          done ;;
+    *) echo "unknown: $w" >&2; exit 2 ;;
+  esac
+done
 date -u
