@@ -2,8 +2,9 @@
 # On the lent GPU machine: what the whole variant space holds, beyond the shipped set, for a C with
 # few columns and many rows or 17-64 rows and many columns (variants/shapes/narrow-probe.txt). Sweeps
 # a sample of the direct family and one of the tiled family (each with the shipped set, which
-# `sweep` always adds), widened by a 16-row direct kernel (WPTM = 16) and 16-wide tiles, then runs
-# the peer bench on the same shapes with those datasets as its oracle (NN only).
+# `sweep` always adds last, so a budget that ends a sweep early leaves the set out: the bench's
+# fewfit column times it), widened by a 16-row direct kernel (WPTM = 16) and 16-wide tiles, then
+# runs the peer bench on the same shapes with those datasets as its oracle (NN only).
 # Usage: bash scripts/device/narrow-probe.sh [DIRECT_SAMPLE] [XGEMM_SAMPLE] [BUDGET_SECS]
 # Datasets, bench tables into $OUT (PREFIX h200 or h100 by the card). Binaries: build.sh.
 set -uo pipefail
