@@ -26,4 +26,5 @@ held=(h200-v2-unseen h200-v3-skinny-unseen h200-v4-mid-unseen h200-v4-xgemm-unse
       h200-v17-db3-skinny-unseen h200-v18-db3-unseen h200-v18-db3-skinny-unseen h200-v19-sk-v2-unseen h200-narrow-cand-set)
 python3 scripts/set_compare.py --sets variants/selected.json "${all[@]}" --weights variants/shapes/weights.txt \
   --data $(for f in "${sel[@]}"; do echo $d/$f-f32.jsonl.gz; done) --holdout $(for f in "${held[@]}"; do echo $d/$f-f32.jsonl.gz; done) \
-  --shape 8 4096 4096 --shape 6 3072 768 --shape 1 2560 10240 --shape 20 4096 16384 --shape 196 64 192 --shape 16 16 65536
+  --shape 8 4096 4096 --shape 8 4096 11008 --shape 12 2560 10240 --shape 6 3072 768 --shape 12 32128 768 \
+  --shape 1 2560 10240 --shape 20 4096 16384 --shape 196 64 192 --shape 25088 64 256 --shape 2039 2039 2039 --shape 16 16 65536
