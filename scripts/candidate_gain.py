@@ -21,7 +21,9 @@ PENALTY = 10.0
 
 
 def load(paths, device_class):
-    """{(device, m, n, k): {variant key: median ms, inf where invalid}} of one class."""
+    """{(device, m, n, k): {variant key: median ms, inf where invalid}} of one class. A layout other
+    than NN joins the device's name (`NVIDIA H200 [NT]`), so NN and NT records stay apart, as
+    `fewfit` keeps them."""
     times = {}
     for path in paths:
         opener = gzip.open if path.endswith('.gz') else open
@@ -30,7 +32,10 @@ def load(paths, device_class):
                 r = json.loads(line)
                 if r['device']['class'] != device_class:
                     continue
-                problem = (r['device']['name'], r['m'], r['n'], r['k'])
+                device = r['device']['name']
+                if r['device'].get('layout', 'NN') != 'NN':
+                    device += f" [{r['device']['layout']}]"
+                problem = (device, r['m'], r['n'], r['k'])
                 t = r['times']['median_ms'] if r['valid'] else math.inf
                 times.setdefault(problem, {})[key(r['variant']['kernel'], r['variant']['params'])] = t
     return times
