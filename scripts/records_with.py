@@ -6,8 +6,9 @@ host-side change makes those records stale (a new KSPLIT = 0 split rule, say): -
 dataset without the stale records, so that the new measurements load beside it without conflict.
 
 Usage: python3 scripts/records_with.py DATA NAME=VALUE[,...] [--variants OUT.jsonl.gz] [--shapes OUT.txt]
-       [--rest OUT.jsonl.gz]
+       [--matching OUT.jsonl.gz] [--rest OUT.jsonl.gz]
   --variants  one record of each such variant (gzipped)
+  --matching  every such record, in order (gzipped): with --rest, a dataset split in two
   --shapes    the shapes of those records, `M N K` per line, sorted
   --rest      every other record, in order (gzipped; may name DATA itself)
 """
@@ -31,6 +32,7 @@ def main():
     p.add_argument('assignment', metavar='NAME=VALUE[,...]')
     p.add_argument('--variants')
     p.add_argument('--shapes')
+    p.add_argument('--matching')
     p.add_argument('--rest')
     args = p.parse_args()
     wanted = settings(args.assignment)
@@ -51,6 +53,9 @@ def main():
     if args.shapes:
         with open(args.shapes, 'w') as dst:
             dst.writelines(f'{m} {n} {k}\n' for m, n, k in sorted(shapes))
+    if args.matching:
+        with gzip.open(args.matching, 'wt') as dst:
+            dst.writelines(chosen)
     if args.rest:
         with gzip.open(args.rest, 'wt') as dst:
             dst.writelines(rest)
