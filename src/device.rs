@@ -157,6 +157,12 @@ impl DeviceInfo {
     }
 }
 
+/// Whether `elements` values of `element_bytes` each fit in one buffer of at most `max_alloc_bytes`
+/// ([`DeviceInfo::max_alloc_bytes`]); a size that overflows does not.
+pub(crate) fn fits_in_buffer(elements: u64, element_bytes: u64, max_alloc_bytes: u64) -> bool {
+    elements.saturating_mul(element_bytes) <= max_alloc_bytes
+}
+
 /// Every OpenCL device as (platform index, device index, id), in platform order.
 pub fn list_devices() -> Result<Vec<(usize, usize, cl_device_id)>> {
     let platforms = get_platforms().map_err(|e| {

@@ -3,7 +3,7 @@
 use opencl3::memory::{Buffer, CL_MEM_READ_ONLY, CL_MEM_READ_WRITE};
 use opencl3::types::CL_BLOCKING;
 
-use crate::device::DefaultDevice;
+use crate::device::{fits_in_buffer, DefaultDevice};
 use crate::error::{cl, Error, Result};
 use crate::gemm::{gemm, Element, GemmSpec};
 
@@ -44,7 +44,7 @@ pub fn gemm_host<T: Element>(spec: &GemmSpec, alpha: T, a: &[T], b: &[T], beta: 
 /// elements of f32).
 fn fits_one_buffer<T: Element>(name: &'static str, len: usize, max_alloc_bytes: u64) -> Result<()> {
     let bytes = (len as u64).saturating_mul(std::mem::size_of::<T>() as u64);
-    if bytes > max_alloc_bytes {
+    if !fits_in_buffer(len as u64, std::mem::size_of::<T>() as u64, max_alloc_bytes) {
         return Err(Error::Unavailable {
             what: format!("a {name} of {bytes} bytes"),
             reason: format!("the device's largest buffer is {} MiB", max_alloc_bytes >> 20),

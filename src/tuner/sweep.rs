@@ -333,7 +333,7 @@ fn fitting_shapes(shapes: &[Shape], element_bytes: u64, max_alloc_bytes: u64) ->
     let fits = |s: &&Shape| {
         [s.m.saturating_mul(s.k), s.k.saturating_mul(s.n), s.m.saturating_mul(s.n)]
             .iter()
-            .all(|&elements| elements.saturating_mul(element_bytes) <= max_alloc_bytes)
+            .all(|&elements| crate::device::fits_in_buffer(elements, element_bytes, max_alloc_bytes))
     };
     let kept: Vec<Shape> = shapes.iter().filter(fits).copied().collect();
     let skipped = shapes.len() - kept.len();
