@@ -11,7 +11,6 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 out="${OUT:-/tmp/narrow-out}"; mkdir -p "$out" /tmp/narrow
 source scripts/device/nvidia.sh
-prefix=$(nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200 && echo h200 || echo h100)
 fewfit=.device/fewfit; [ -x "$fewfit" ] || fewfit=target/release/fewfit
 python3 - <<'PY'
 import json

@@ -19,7 +19,6 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 out="${OUT:-/tmp/narrow-out}"; mkdir -p "$out" /tmp/narrow
 source scripts/device/nvidia.sh
-prefix=$(nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200 && echo h200 || echo h100)
 fewfit=.device/fewfit; [ -x "$fewfit" ] || fewfit=target/release/fewfit
 what="$1"; shift
 python3 - "$@" > /tmp/narrow/candidates.jsonl <<'PY'

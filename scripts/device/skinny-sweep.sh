@@ -9,8 +9,7 @@
 #   PREFIX-NAME.jsonl.gz, PREFIX h200 or h100 by the card the call got.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-prefix=$(nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200 && echo h200 || echo h100)
+source scripts/device/nvidia.sh
 budget="${2:-300}"
 head -103 variants/shapes/unseen-skinny.txt > /tmp/bench-skinny.txt
 for what in $1; do
