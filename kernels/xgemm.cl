@@ -18,7 +18,10 @@
 // are aligned to 64 bytes, for the widest vector a copy or read may use. Such a slice's rows are
 // padded by KPAD elements after each run of rows that one work-item reads (KROW_a, KROW_b): the
 // rows the work-items of a warp read at once would otherwise lie a multiple of 128 bytes apart, in
-// the same banks (a 16-way conflict where A is contiguous along K, as in a row-major NT call). With KSPLIT > 1,
+// the same banks (a 16-way conflict where A is contiguous along K, as in a row-major NT call). DB = 5
+// is DB = 1 whose operands contiguous along M / N are copied as DB = 3 copies them, into the layout
+// DB = 1 stores (no staging registers, no store); only an operand contiguous along K, which the store
+// transposes, goes through registers. With KSPLIT > 1,
 // launch dimension 2 runs batch x KSPLIT: each split multiplies one range of K and adds alpha times
 // its product into C atomically (the host first scales C by beta). On NVIDIA GPUs
 // (-DNVIDIA_PTX_RED) the host does not scale C: split 0 of each tile stores alpha * its product +
@@ -41,18 +44,20 @@
 #define NWI (NWG / NDIMC)
 #define KDIMA (WGS / MDIMA)
 #define KDIMB (WGS / NDIMB)
-#define DB_BUFFERS (DB == 0 ? 1 : DB <= 2 ? 2 : DB - 1)
-// DB >= 3: the padding after each run of rows a work-item reads in a slice contiguous along K, in
+#define DB_BUFFERS (DB == 0 ? 1 : DB <= 2 || DB == 5 ? 2 : DB - 1)
+// DB = 3 / 4: every slice lands by copies, operands contiguous along K kept so (padded, KPAD).
+#define DB_COPIES (DB == 3 || DB == 4)
+// DB_COPIES: the padding after each run of rows a work-item reads in a slice contiguous along K, in
 // elements: 16 bytes (a cp.async chunk stays aligned) or KWI elements (a KWI-wide read stays aligned).
 #define KPAD (KWI * PRECISION / 8 > 16 ? KWI : 128 / PRECISION)
 // The rows between two consecutive work-items' first rows (ROW_OF, COL_OF).
 #define STEP_a (STRM == 0 ? MWI : VWM)
 #define STEP_b (STRN == 0 ? NWI : VWN)
-// Elements of one buffer of each operand's slice: with DB >= 3 the padding included and the whole
+// Elements of one buffer of each operand's slice: with DB_COPIES the padding included and the whole
 // rounded up to 64 bytes, so that every buffer starts aligned.
 #define ROUND_64B(e) (((e) + 512 / PRECISION - 1) / (512 / PRECISION) * (512 / PRECISION))
-#define SLICE_a (DB >= 3 ? ROUND_64B(KWG * MWG + (MWG / STEP_a) * KPAD) : KWG * MWG)
-#define SLICE_b (DB >= 3 ? ROUND_64B(KWG * NWG + (NWG / STEP_b) * KPAD) : KWG * NWG)
+#define SLICE_a (DB_COPIES ? ROUND_64B(KWG * MWG + (MWG / STEP_a) * KPAD) : KWG * MWG)
+#define SLICE_b (DB_COPIES ? ROUND_64B(KWG * NWG + (NWG / STEP_b) * KPAD) : KWG * NWG)
 
 // The row (within the tile) of a work-item's mi-th register row, and likewise for columns.
 #if STRM == 0
@@ -72,7 +77,7 @@
 {{ macros::vector_helpers(dim="M", w=VWM) }}
 {{ macros::vector_helpers(dim="N", w=VWN) }}
 {{ macros::vector_helpers(dim="K", w=VWK) }}
-{% if DB >= 3 %}{{ macros::vector_helpers(dim="I", w=KWI) }}{% endif %}
+{% if DB == 3 or DB == 4 %}{{ macros::vector_helpers(dim="I", w=KWI) }}{% endif %}
 {% if DB >= 3 %}#if defined(NVIDIA_CP_ASYNC)
 // Asynchronous copies from global to local memory (PTX cp.async, compute capability 8.0 or later):
 // `bytes` of 4 or 8 from s, the rest of the element zero-filled; or a whole 16-byte chunk.
@@ -136,9 +141,9 @@ inline void xgemm_body(const int M, const int N, const int K, {% if SK != 0 %}co
     const int kb = 0;
     const int ke = K;
 {% endif %}
-{% if SA == 1 %}{% if DB <= 2 %}    real ra[MWG * KWG / WGS];
+{% if SA == 1 %}{% if DB <= 2 or DB == 5 %}    real ra[MWG * KWG / WGS];
 {% endif %}    const bool a_aligned = a_along_m ? ALIGNED(A, lda, VWM) : ALIGNED(A, lda, VWK);
-{% endif %}{% if SB == 1 %}{% if DB <= 2 %}    real rb[NWG * KWG / WGS];
+{% endif %}{% if SB == 1 %}{% if DB <= 2 or DB == 5 %}    real rb[NWG * KWG / WGS];
 {% endif %}    const bool b_aligned = b_along_n ? ALIGNED(B, ldb, VWN) : ALIGNED(B, ldb, VWK);
 {% endif %}
     // Accumulators: for each of the NWI columns, MWI / VWM vectors of VWM rows (SIMD on CPUs).
@@ -150,7 +155,7 @@ inline void xgemm_body(const int M, const int N, const int K, {% if SK != 0 %}co
             acc[mv][ni] = (realM)(ZERO);
         }
     }
-{% if DB >= 3 %}
+{% if DB == 3 or DB == 4 %}
     // The first DB_BUFFERS - 1 slices into buffers 0, 1, ..., a group of copies each.
     #pragma unroll
     for (int s = 0; s < DB_BUFFERS - 1; s++) {
@@ -160,6 +165,26 @@ inline void xgemm_body(const int M, const int N, const int K, {% if SK != 0 %}co
         }
         ASYNC_COMMIT();
     }
+    int buf = 0;
+{% elif DB == 5 %}
+    // Slice kb into buffer 0: copied where the operand is contiguous along M / N, else staged.
+    if (kb < ke) {
+        if (a_along_m) {
+            copy_a(alm, A, lda, a_along_m, a_aligned, M, ke, m0, kb, tid);
+        } else {
+            load_a(ra, A, lda, a_along_m, a_aligned, M, ke, m0, kb, tid);
+            store_a(alm, ra, a_along_m, tid);
+        }
+        if (b_along_n) {
+            copy_b(blm, B, ldb, b_along_n, b_aligned, N, ke, n0, kb, tid);
+        } else {
+            load_b(rb, B, ldb, b_along_n, b_aligned, N, ke, n0, kb, tid);
+            store_b(blm, rb, b_along_n, tid);
+        }
+    }
+    ASYNC_COMMIT();
+    ASYNC_WAIT(0);
+    barrier(CLK_LOCAL_MEM_FENCE);
     int buf = 0;
 {% elif DB >= 1 %}
     // Slice kb into buffer 0.
@@ -173,7 +198,7 @@ inline void xgemm_body(const int M, const int N, const int K, {% if SK != 0 %}co
     int buf = 0;
 {% endif %}
     for (int k0 = kb; k0 < ke; k0 += KWG) {
-{% if DB >= 3 %}        // This slice's copies have landed (this work-item's, then by the barrier everyone's), and
+{% if DB == 3 or DB == 4 %}        // This slice's copies have landed (this work-item's, then by the barrier everyone's), and
         // every work-item has multiplied the slice before, whose buffer now takes the slice
         // DB_BUFFERS - 1 ahead.
         ASYNC_WAIT({{ DB - 3 }});
@@ -187,6 +212,24 @@ inline void xgemm_body(const int M, const int N, const int K, {% if SK != 0 %}co
             }
             ASYNC_COMMIT();
         }
+        const __local real* a_sl = alm + buf * SLICE_a;
+        const __local real* b_sl = blm + buf * SLICE_b;
+{% elif DB == 5 %}        // The next slice: copies into the other buffer now, for an operand contiguous along M / N;
+        // otherwise loaded into registers now and stored after the multiply.
+        const bool more = k0 + KWG < ke;
+        if (more) {
+            if (a_along_m) {
+                copy_a(alm + (buf ^ 1) * SLICE_a, A, lda, a_along_m, a_aligned, M, ke, m0, k0 + KWG, tid);
+            } else {
+                load_a(ra, A, lda, a_along_m, a_aligned, M, ke, m0, k0 + KWG, tid);
+            }
+            if (b_along_n) {
+                copy_b(blm + (buf ^ 1) * SLICE_b, B, ldb, b_along_n, b_aligned, N, ke, n0, k0 + KWG, tid);
+            } else {
+                load_b(rb, B, ldb, b_along_n, b_aligned, N, ke, n0, k0 + KWG, tid);
+            }
+        }
+        ASYNC_COMMIT();
         const __local real* a_sl = alm + buf * SLICE_a;
         const __local real* b_sl = blm + buf * SLICE_b;
 {% elif DB >= 1 %}        // Load the next slice into registers now and store it into the other buffer after the
@@ -212,7 +255,7 @@ inline void xgemm_body(const int M, const int N, const int K, {% if SK != 0 %}co
                 store_a(alm + (buf ^ 1) * SLICE_a, ra, a_along_m, tid);
                 load_b(rb, B, ldb, b_along_n, b_aligned, N, ke, n0, k0 + KWG, tid);
             }
-{% endif %}{% if DB >= 3 %}            // The KWI values of this step of each row / column of an operand contiguous along K.
+{% endif %}{% if DB == 3 or DB == 4 %}            // The KWI values of this step of each row / column of an operand contiguous along K.
             real ak[MWI][KWI];
             real bk[NWI][KWI];
             if (!a_along_m) {
@@ -234,9 +277,9 @@ inline void xgemm_body(const int M, const int N, const int K, {% if SK != 0 %}co
                 const int kk = kw + ki;
                 realM av[MWI / VWM];
                 real bp[NWI];
-{% if SA == 1 and SWZ == 1 and DB < 3 %}                const int a_swizzle = a_along_m ? 0 : SWIZZLE_a(kk);
-{% endif %}{% if SB == 1 and SWZ == 1 and DB < 3 %}                const int b_swizzle = b_along_n ? 0 : SWIZZLE_b(kk);
-{% endif %}{% if DB >= 3 %}                #pragma unroll
+{% if SA == 1 and SWZ == 1 and DB != 3 and DB != 4 %}                const int a_swizzle = a_along_m ? 0 : SWIZZLE_a(kk);
+{% endif %}{% if SB == 1 and SWZ == 1 and DB != 3 and DB != 4 %}                const int b_swizzle = b_along_n ? 0 : SWIZZLE_b(kk);
+{% endif %}{% if DB == 3 or DB == 4 %}                #pragma unroll
                 for (int mv = 0; mv < MWI / VWM; mv++) {
                     if (a_along_m) {
                         av[mv] = LLOADM(a_sl + kk * MWG + ROW_OF(tm, mv * VWM));
@@ -275,7 +318,7 @@ inline void xgemm_body(const int M, const int N, const int K, {% if SK != 0 %}co
                         }
                     }
                 }
-{% endif %}{% if DB >= 3 %}{% elif SB == 1 %}                #pragma unroll
+{% endif %}{% if DB == 3 or DB == 4 %}{% elif SB == 1 %}                #pragma unroll
                 for (int nv = 0; nv < NWI / VWN; nv++) {
                     const realN v = LLOADN(b_sl + kk * NWG + (COL_OF(tn, nv * VWN){% if SWZ == 1 %} ^ b_swizzle{% endif %}));
                     UNPACKN(bp, nv * VWN, v)
@@ -294,7 +337,19 @@ inline void xgemm_body(const int M, const int N, const int K, {% if SK != 0 %}co
                 }
             }
         }
-{% if DB >= 3 %}        buf = (buf + 1) % DB_BUFFERS;
+{% if DB == 3 or DB == 4 %}        buf = (buf + 1) % DB_BUFFERS;
+{% elif DB == 5 %}        if (more) {
+            if (!a_along_m) {
+                store_a(alm + (buf ^ 1) * SLICE_a, ra, a_along_m, tid);
+            }
+            if (!b_along_n) {
+                store_b(blm + (buf ^ 1) * SLICE_b, rb, b_along_n, tid);
+            }
+        }
+        // This work-item's copies have landed, and by the barrier everyone's and every store.
+        ASYNC_WAIT(0);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        buf ^= 1;
 {% elif DB >= 1 %}        if (more) {
 {% if SA == 1 and DB == 1 %}            store_a(alm + (buf ^ 1) * SLICE_a, ra, a_along_m, tid);
 {% endif %}{% if SB == 1 %}            store_b(blm + (buf ^ 1) * SLICE_b, rb, b_along_n, tid);
@@ -404,9 +459,9 @@ void xgemm_a{{ a }}_b{{ b }}(const int M, const int N, const int K, const real a
     volatile __global uint* tile_flags = 0;
     const uint epoch = 0;
 #endif
-{% endif %}{% if SA == 1 %}    __local real alm[DB_BUFFERS * SLICE_a] __attribute__((aligned({% if DB >= 3 %}64{% else %}sizeof(realM){% endif %})));
+{% endif %}{% if SA == 1 %}    __local real alm[DB_BUFFERS * SLICE_a] __attribute__((aligned({% if DB == 3 or DB == 4 %}64{% else %}sizeof(realM){% endif %})));
 {% else %}    __local real* alm = 0;
-{% endif %}{% if SB == 1 %}    __local real blm[DB_BUFFERS * SLICE_b] __attribute__((aligned({% if DB >= 3 %}64{% else %}sizeof(realN){% endif %})));
+{% endif %}{% if SB == 1 %}    __local real blm[DB_BUFFERS * SLICE_b] __attribute__((aligned({% if DB == 3 or DB == 4 %}64{% else %}sizeof(realN){% endif %})));
 {% else %}    __local real* blm = 0;
 {% endif %}{% if SK != 0 %}    // This work-group's range [begin, end) of the steps of K of all tiles of all batch items, taken
     // a tile at a time from the end.

@@ -1,5 +1,6 @@
 //! Kernel mechanisms that the shipped set may not exercise everywhere, on variants built at run time
-//! (`CompiledVariant::build`): double buffering (DB, including copies straight into local memory),
+//! (`CompiledVariant::build`): double buffering (DB, including copies straight into local memory,
+//! of both operands or only those contiguous along M / N),
 //! vector loads along K (VWK), split-K with atomic adds (KSPLIT, fixed or chosen per launch), vector
 //! loads in the direct kernel (VWD), and the CPU register-blocked kernel (panel, with A's slices
 //! copied into local memory or not). Each is checked against the f64
@@ -95,6 +96,11 @@ fn variants() -> Vec<Variant> {
         xgemm(&[("DB", 4), ("VWM", 4), ("VWN", 4), ("SWZ", 1), ("VWK", 2)]),
         xgemm(&[("DB", 3), ("KSPLIT", 0), ("VWM", 1), ("VWN", 1)]),
         xgemm(&[("DB", 4), ("KWI", 8), ("KWG", 32), ("VWK", 4)]),
+        // Copies for operands contiguous along M / N, staging for those along K (DB = 5), with
+        // stream-K and swizzled K-contiguous slices too.
+        xgemm(&[("DB", 5), ("VWK", 4), ("STRM", 1), ("STRN", 1)]),
+        xgemm(&[("DB", 5), ("VWM", 4), ("VWN", 1), ("SWZ", 1), ("VWK", 2)]),
+        xgemm(&[("DB", 5), ("SK", 2), ("KWG", 32), ("KWI", 8), ("VWK", 4)]),
         // 64-wide slices with 4-wide vectors: the swizzled transposing store of a K-contiguous operand.
         xgemm(&[("MWG", 64), ("NWG", 64), ("KWG", 32), ("VWK", 4), ("VWM", 4), ("VWN", 4), ("DB", 1), ("SWZ", 1)]),
         xgemm(&[("VWK", 1), ("SWZ", 1), ("STRN", 1)]),

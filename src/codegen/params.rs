@@ -143,8 +143,8 @@ const XGEMM_PARAMS: &[ParamSpec] = &[
     },
     ParamSpec {
         name: "DB",
-        meaning: "how the local slices are staged: 0: one buffer; 1: two, slice k+1 loaded into registers while slice k is multiplied; 2: likewise, A's slice staged in the first half of the multiply and B's in the second; 3 / 4: two / three buffers filled by copies straight from global memory (asynchronous cp.async on NVIDIA GPUs of compute capability 8.0 or later), slice k+1 / k+2 in flight while slice k is multiplied",
-        allowed: &[0, 1, 2, 3, 4],
+        meaning: "how the local slices are staged: 0: one buffer; 1: two, slice k+1 loaded into registers while slice k is multiplied; 2: likewise, A's slice staged in the first half of the multiply and B's in the second; 3 / 4: two / three buffers filled by copies straight from global memory (asynchronous cp.async on NVIDIA GPUs of compute capability 8.0 or later), slice k+1 / k+2 in flight while slice k is multiplied; 5: as 1, but an operand contiguous along M / N is copied as by 3, into 1's layout, and only one contiguous along K goes through registers",
+        allowed: &[0, 1, 2, 3, 4, 5],
     },
     ParamSpec {
         name: "KSPLIT",
@@ -198,7 +198,7 @@ const XGEMM_CONSTRAINTS: &[Constraint] = &[
     Constraint { name: "DB < 2 || SA + SB == 2", holds: |p| p("DB") < 2 || p("SA") + p("SB") == 2 },
     Constraint { name: "DB != 2 || (KWG/2) % KWI == 0", holds: |p| p("DB") != 2 || (p("KWG") / 2) % p("KWI") == 0 },
     Constraint {
-        name: "buffers(DB)*(SA*slice(MWG)+SB*slice(NWG))*4 <= 49152 (slice: KWG rows, padded with DB >= 3)",
+        name: "buffers(DB)*(SA*slice(MWG)+SB*slice(NWG))*4 <= 49152 (slice: KWG rows, padded with DB = 3 / 4)",
         holds: |p| xgemm_local_elems(p, 4) * 4 <= LOCAL_MEM_TARGET,
     },
 ];
@@ -244,23 +244,23 @@ const DIRECT_CONSTRAINTS: &[Constraint] = &[
     },
 ];
 
-/// The local buffers per staged operand of an xgemm variant: one for DB 0, two for DB 1-3, three
-/// for DB 4 (`DB_BUFFERS` in kernels/xgemm.cl).
+/// The local buffers per staged operand of an xgemm variant: one for DB 0, two for DB 1-3 and 5,
+/// three for DB 4 (`DB_BUFFERS` in kernels/xgemm.cl).
 fn local_buffers(db: u32) -> u32 {
     match db {
         0 => 1,
-        1..=3 => 2,
-        _ => 3,
+        4 => 3,
+        _ => 2,
     }
 }
 
 /// Elements of local memory an xgemm variant declares for elements of `elem_bytes` bytes: each
 /// staged operand's buffers of one KWG-deep slice (`SLICE_a`, `SLICE_b` in kernels/xgemm.cl: with
-/// DB >= 3 padded by KPAD after every run of rows one work-item reads, and rounded up to 64 bytes).
+/// DB = 3 / 4 padded by KPAD after every run of rows one work-item reads, and rounded up to 64 bytes).
 fn xgemm_local_elems(p: ParamLookup<'_>, elem_bytes: u32) -> u32 {
     let slice = |tile: u32, items: u32, strided: u32, vector: u32| {
         let rows = p("KWG") * tile;
-        if p("DB") < 3 {
+        if !matches!(p("DB"), 3 | 4) {
             return rows;
         }
         let step = if strided == 0 { tile / items } else { vector };
@@ -756,7 +756,7 @@ mod tests {
         v.params.insert("KWG".into(), 128);
         assert_eq!(
             v.validate().unwrap_err().field,
-            "buffers(DB)*(SA*slice(MWG)+SB*slice(NWG))*4 <= 49152 (slice: KWG rows, padded with DB >= 3)"
+            "buffers(DB)*(SA*slice(MWG)+SB*slice(NWG))*4 <= 49152 (slice: KWG rows, padded with DB = 3 / 4)"
         );
         let mut v = xgemm();
         v.params.extend([("DB".to_string(), 1), ("SA".to_string(), 0), ("SB".to_string(), 0)]);
@@ -802,6 +802,9 @@ mod tests {
         assert_eq!((v.validate(), v.local_mem_bytes(4)), (Ok(()), 48 * 1024));
         v.params.insert("DB".into(), 3);
         assert!(v.validate().unwrap_err().field.starts_with("buffers(DB)"));
+        // DB = 5 copies into DB = 1's two unpadded buffers: it fits where DB = 1 does.
+        v.params.insert("DB".into(), 5);
+        assert_eq!((v.validate(), v.local_mem_bytes(4)), (Ok(()), 48 * 1024));
         let mut v = xgemm();
         v.params.insert("DB".into(), 4);
         v.params.insert("SA".into(), 0);
