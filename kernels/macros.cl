@@ -92,7 +92,20 @@ inline void load_{{ name }}(real* r, const __global real* X, const int ld, const
 inline void copy_{{ name }}(__local real* lm, const __global real* X, const int ld, const int along_outer, const bool aligned,
                      const int outer, const int K, const int o0, const int k0, const int tid) {
     const bool interior = (o0 + {{ R }} <= outer) && (k0 + KWG <= K);
-    if (along_outer) {
+{% if DB == 5 %}    // DB = 5: an interior slice of an operand contiguous along its outer dimension in 16-byte
+    // chunks, consecutive work-items copying consecutive chunks, whatever VW{{ dim }} is.
+    const int chunk = 16 / (int)sizeof(real);
+    if (along_outer && interior && ALIGNED(X, ld, chunk) && {{ R }} % chunk == 0 &&
+        ({{ R }} * KWG) % (WGS * chunk) == 0) {
+        #pragma unroll
+        for (int l = 0; l < ({{ R }} * KWG) / (WGS * chunk); l++) {
+            const int c = tid + l * WGS;
+            const int kk = c / ({{ R }} / chunk), o = c % ({{ R }} / chunk) * chunk;
+            COPY_VECTOR(lm + kk * {{ R }} + o, X + (o0 + o) + (k0 + kk) * ld, chunk);
+        }
+        return;
+    }
+{% endif %}    if (along_outer) {
         const int to = tid % {{ DIMO }};
         const int tk = tid / {{ DIMO }};
         #pragma unroll

@@ -459,9 +459,9 @@ void xgemm_a{{ a }}_b{{ b }}(const int M, const int N, const int K, const real a
     volatile __global uint* tile_flags = 0;
     const uint epoch = 0;
 #endif
-{% endif %}{% if SA == 1 %}    __local real alm[DB_BUFFERS * SLICE_a] __attribute__((aligned({% if DB == 3 or DB == 4 %}64{% else %}sizeof(realM){% endif %})));
+{% endif %}{% if SA == 1 %}    __local real alm[DB_BUFFERS * SLICE_a] __attribute__((aligned({% if DB >= 3 %}64{% else %}sizeof(realM){% endif %})));
 {% else %}    __local real* alm = 0;
-{% endif %}{% if SB == 1 %}    __local real blm[DB_BUFFERS * SLICE_b] __attribute__((aligned({% if DB == 3 or DB == 4 %}64{% else %}sizeof(realN){% endif %})));
+{% endif %}{% if SB == 1 %}    __local real blm[DB_BUFFERS * SLICE_b] __attribute__((aligned({% if DB >= 3 %}64{% else %}sizeof(realN){% endif %})));
 {% else %}    __local real* blm = 0;
 {% endif %}{% if SK != 0 %}    // This work-group's range [begin, end) of the steps of K of all tiles of all batch items, taken
     // a tile at a time from the end.

@@ -101,6 +101,7 @@ fn variants() -> Vec<Variant> {
         xgemm(&[("DB", 5), ("VWK", 4), ("STRM", 1), ("STRN", 1)]),
         xgemm(&[("DB", 5), ("VWM", 4), ("VWN", 1), ("SWZ", 1), ("VWK", 2)]),
         xgemm(&[("DB", 5), ("SK", 2), ("KWG", 32), ("KWI", 8), ("VWK", 4)]),
+        xgemm(&[("DB", 5), ("MWG", 64), ("NWG", 64), ("MDIMC", 16), ("NDIMC", 16), ("MDIMA", 16), ("NDIMB", 16)]),
         // 64-wide slices with 4-wide vectors: the swizzled transposing store of a K-contiguous operand.
         xgemm(&[("MWG", 64), ("NWG", 64), ("KWG", 32), ("VWK", 4), ("VWM", 4), ("VWN", 4), ("DB", 1), ("SWZ", 1)]),
         xgemm(&[("VWK", 1), ("SWZ", 1), ("STRN", 1)]),
