@@ -149,7 +149,7 @@ fn atomic_add(info: &DeviceInfo) -> AtomicAdd {
 
 /// The build options of a variant's program on a device: the precision, the atomic add's
 /// (`-DINT64_ATOMICS` where f64 may add by 64-bit compare-and-swap), `-DNVIDIA_CP_ASYNC` where
-/// DB = 3 / 4 may copy by `cp.async`, and on CPUs `-DVW_CAP`, the panel family's widest VW there.
+/// DB = 3 - 5 may copy by `cp.async`, and on CPUs `-DVW_CAP`, the panel family's widest VW there.
 pub fn variant_build_options(info: &DeviceInfo, precision: Precision) -> String {
     let copies = if info.async_copies { "-DNVIDIA_CP_ASYNC" } else { "" };
     let int64_atomics = if precision == Precision::F64 && info.int64_atomics { "-DINT64_ATOMICS" } else { "" };
@@ -735,7 +735,7 @@ mod tests {
     }
 
     /// The local memory the tiled and direct kernels declare is what the host counts before it
-    /// builds them (`Variant::local_mem_bytes`), DB >= 3's padded slices included, in both
+    /// builds them (`Variant::local_mem_bytes`), DB = 3 / 4's padded slices included, in both
     /// precisions, on the default device (skipped without one where FEWFIT_TEST_DEVICE=skip).
     #[test]
     fn declared_local_memory_is_what_the_host_counts() {
@@ -762,6 +762,7 @@ mod tests {
             tile(&[("DB", 3)]),
             tile(&[("DB", 3), ("KWI", 8), ("STRM", 1), ("STRN", 1), ("VWM", 4)]),
             tile(&[("DB", 4), ("STRN", 1)]),
+            tile(&[("DB", 5)]),
             Variant::new(
                 Family::Direct,
                 &[("WPTM", 4), ("WPTN", 1), ("NDIMD", 8), ("KDIMD", 16), ("VWD", 2), ("RBR", 1)],
