@@ -5,9 +5,11 @@ host-side change makes those records stale (a new KSPLIT = 0 split rule, say): -
 --shapes give `fewfit sweep --variants-from` and `--shapes` what to measure again, --rest the
 dataset without the stale records, so that the new measurements load beside it without conflict.
 
-Usage: python3 scripts/records_with.py DATA NAME=VALUE[,...] [--variants OUT.jsonl.gz] [--shapes OUT.txt]
-       [--matching OUT.jsonl.gz] [--rest OUT.jsonl.gz]
+Usage: python3 scripts/records_with.py DATA NAME=VALUE[,...] [--variants OUT.jsonl.gz] [--twins NAME=VALUE[,...]]
+       [--shapes OUT.txt] [--matching OUT.jsonl.gz] [--rest OUT.jsonl.gz]
   --variants  one record of each such variant (gzipped)
+  --twins     with --variants: those records' variants with these values instead (a twin to build or
+              time through `--variants-from`)
   --matching  every such record, in order (gzipped): with --rest, a dataset split in two
   --shapes    the shapes of those records, `M N K` per line, sorted
   --rest      every other record, in order (gzipped; may name DATA itself)
@@ -31,6 +33,7 @@ def main():
     p.add_argument('data')
     p.add_argument('assignment', metavar='NAME=VALUE[,...]')
     p.add_argument('--variants')
+    p.add_argument('--twins')
     p.add_argument('--shapes')
     p.add_argument('--matching')
     p.add_argument('--rest')
@@ -48,8 +51,12 @@ def main():
         variants.setdefault(json.dumps(r['variant'], sort_keys=True), line)
         shapes.add((r['m'], r['n'], r['k']))
     if args.variants:
+        twins = settings(args.twins) if args.twins else {}
         with gzip.open(args.variants, 'wt') as dst:
-            dst.writelines(variants.values())
+            for line in variants.values():
+                r = json.loads(line)
+                r['variant']['params'].update(twins)
+                dst.write(json.dumps(r) + '\n')
     if args.shapes:
         with open(args.shapes, 'w') as dst:
             dst.writelines(f'{m} {n} {k}\n' for m, n, k in sorted(shapes))

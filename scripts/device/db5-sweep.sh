@@ -17,12 +17,7 @@ out="${OUT:-/tmp}"; inputs=/tmp/db5; mkdir -p "$inputs"
 deadline=$(( $(date +%s) + ${1:-420} ))
 set_tile=DB=1,KSPLIT=1,KWG=16,KWI=2,MDIMA=16,MDIMC=16,MWG=128,NDIMB=32,NDIMC=16,NWG=128,SA=1,SB=1,SK=2,STRM=1,STRN=1,SWZ=0,VWK=4,VWM=2,VWN=4
 python3 scripts/records_with.py variants/data/h200-v19-sk-v2-unseen-f32.jsonl.gz "$set_tile" --variants "$inputs/set-tile.jsonl.gz"
-python3 - "$inputs/set-tile.jsonl.gz" "$inputs/db5-tile.jsonl.gz" <<'EOF'
-import gzip, json, sys
-record = json.loads(gzip.open(sys.argv[1], 'rt').readline())
-record['variant']['params']['DB'] = 5
-gzip.open(sys.argv[2], 'wt').write(json.dumps(record) + '\n')
-EOF
+python3 scripts/records_with.py variants/data/h200-v19-sk-v2-unseen-f32.jsonl.gz "$set_tile" --variants "$inputs/db5-tile.jsonl.gz" --twins DB=5
 .device/build_log --from "$inputs/set-tile.jsonl.gz" --from "$inputs/db5-tile.jsonl.gz" -cl-nv-verbose 2>&1 \
   | grep -E "^==|registers|spill" > "$out/build-log.txt"
 cat "$out/build-log.txt"

@@ -18,15 +18,9 @@ out="${OUT:-/tmp}"; inputs=/tmp/wide-sk; mkdir -p "$inputs"
 deadline=$(( $(date +%s) + ${1:-480} ))
 wide=DB=1,KSPLIT=1,KWG=16,KWI=2,MDIMA=16,MDIMC=32,MWG=256,NDIMB=16,NDIMC=8,NWG=128,SA=1,SB=1,SK=0,STRM=1,STRN=1,SWZ=0,VWK=4,VWM=4,VWN=4
 set_tile=DB=1,KSPLIT=1,KWG=16,KWI=2,MDIMA=16,MDIMC=16,MWG=128,NDIMB=32,NDIMC=16,NWG=128,SA=1,SB=1,SK=2,STRM=1,STRN=1,SWZ=0,VWK=4,VWM=2,VWN=4
-python3 scripts/records_with.py variants/data/h200-v15-wide-unseen-f32.jsonl.gz "$wide" --variants "$inputs/wide.jsonl.gz"
 python3 scripts/records_with.py variants/data/h200-v19-sk-v2-unseen-f32.jsonl.gz "$set_tile" --variants "$inputs/set-tile.jsonl.gz"
 # The wide tile's record with SK = 2: the twin alone is timed.
-python3 - "$inputs/wide.jsonl.gz" "$inputs/wide-sk.jsonl.gz" <<'EOF'
-import gzip, json, sys
-record = json.loads(gzip.open(sys.argv[1], 'rt').readline())
-record['variant']['params']['SK'] = 2
-gzip.open(sys.argv[2], 'wt').write(json.dumps(record) + '\n')
-EOF
+python3 scripts/records_with.py variants/data/h200-v15-wide-unseen-f32.jsonl.gz "$wide" --variants "$inputs/wide-sk.jsonl.gz" --twins SK=2
 .device/build_log --from "$inputs/wide-sk.jsonl.gz" --from "$inputs/set-tile.jsonl.gz" -cl-nv-verbose 2>&1 \
   | grep -E "^==|registers|spill" > "$out/build-log.txt"
 if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
