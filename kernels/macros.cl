@@ -174,7 +174,24 @@ inline void store_{{ name }}(__local real* lm, const real* r, const int along_ou
         }
     }
 }
-{%- endmacro stage %}
+{% if DB == 5 %}
+// DB = 5: the next slice of operand {{ name }} into lm, copied now where the operand is contiguous
+// along its outer dimension, else loaded into registers r, which land_{{ name }} then stores.
+inline void fetch_{{ name }}(__local real* lm, real* r, const __global real* X, const int ld, const int along_outer,
+                      const bool aligned, const int outer, const int K, const int o0, const int k0, const int tid) {
+    if (along_outer) {
+        copy_{{ name }}(lm, X, ld, along_outer, aligned, outer, K, o0, k0, tid);
+    } else {
+        load_{{ name }}(r, X, ld, along_outer, aligned, outer, K, o0, k0, tid);
+    }
+}
+
+inline void land_{{ name }}(__local real* lm, const real* r, const int along_outer, const int tid) {
+    if (!along_outer) {
+        store_{{ name }}(lm, r, along_outer, tid);
+    }
+}
+{% endif %}{%- endmacro stage %}
 
 {% macro scale_kernel() -%}
 // C = beta * C over an M x N block of C (beta = 0 writes zeros, even over NaN): the whole GEMM when

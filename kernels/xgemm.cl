@@ -169,18 +169,10 @@ inline void xgemm_body(const int M, const int N, const int K, {% if SK != 0 %}co
 {% elif DB == 5 %}
     // Slice kb into buffer 0: copied where the operand is contiguous along M / N, else staged.
     if (kb < ke) {
-        if (a_along_m) {
-            copy_a(alm, A, lda, a_along_m, a_aligned, M, ke, m0, kb, tid);
-        } else {
-            load_a(ra, A, lda, a_along_m, a_aligned, M, ke, m0, kb, tid);
-            store_a(alm, ra, a_along_m, tid);
-        }
-        if (b_along_n) {
-            copy_b(blm, B, ldb, b_along_n, b_aligned, N, ke, n0, kb, tid);
-        } else {
-            load_b(rb, B, ldb, b_along_n, b_aligned, N, ke, n0, kb, tid);
-            store_b(blm, rb, b_along_n, tid);
-        }
+        fetch_a(alm, ra, A, lda, a_along_m, a_aligned, M, ke, m0, kb, tid);
+        land_a(alm, ra, a_along_m, tid);
+        fetch_b(blm, rb, B, ldb, b_along_n, b_aligned, N, ke, n0, kb, tid);
+        land_b(blm, rb, b_along_n, tid);
     }
     ASYNC_COMMIT();
     ASYNC_WAIT(0);
@@ -218,16 +210,8 @@ inline void xgemm_body(const int M, const int N, const int K, {% if SK != 0 %}co
         // otherwise loaded into registers now and stored after the multiply.
         const bool more = k0 + KWG < ke;
         if (more) {
-            if (a_along_m) {
-                copy_a(alm + (buf ^ 1) * SLICE_a, A, lda, a_along_m, a_aligned, M, ke, m0, k0 + KWG, tid);
-            } else {
-                load_a(ra, A, lda, a_along_m, a_aligned, M, ke, m0, k0 + KWG, tid);
-            }
-            if (b_along_n) {
-                copy_b(blm + (buf ^ 1) * SLICE_b, B, ldb, b_along_n, b_aligned, N, ke, n0, k0 + KWG, tid);
-            } else {
-                load_b(rb, B, ldb, b_along_n, b_aligned, N, ke, n0, k0 + KWG, tid);
-            }
+            fetch_a(alm + (buf ^ 1) * SLICE_a, ra, A, lda, a_along_m, a_aligned, M, ke, m0, k0 + KWG, tid);
+            fetch_b(blm + (buf ^ 1) * SLICE_b, rb, B, ldb, b_along_n, b_aligned, N, ke, n0, k0 + KWG, tid);
         }
         ASYNC_COMMIT();
         const __local real* a_sl = alm + buf * SLICE_a;
@@ -339,12 +323,8 @@ inline void xgemm_body(const int M, const int N, const int K, {% if SK != 0 %}co
         }
 {% if DB == 3 or DB == 4 %}        buf = (buf + 1) % DB_BUFFERS;
 {% elif DB == 5 %}        if (more) {
-            if (!a_along_m) {
-                store_a(alm + (buf ^ 1) * SLICE_a, ra, a_along_m, tid);
-            }
-            if (!b_along_n) {
-                store_b(blm + (buf ^ 1) * SLICE_b, rb, b_along_n, tid);
-            }
+            land_a(alm + (buf ^ 1) * SLICE_a, ra, a_along_m, tid);
+            land_b(blm + (buf ^ 1) * SLICE_b, rb, b_along_n, tid);
         }
         // This work-item's copies have landed, and by the barrier everyone's and every store.
         ASYNC_WAIT(0);
