@@ -113,7 +113,10 @@ impl Default for TrainOptions {
 /// One point of the cross-validation grid.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CvPoint {
-    /// Maximum depth.
+    /// Maximum depth: linfa's tree fitted to the grid's deepest depth is cut here. linfa grows
+    /// each node alike whatever the limit, so this is its tree of that depth, except that linfa's
+    /// pruning of splits whose sides predict one class, which [`Relabel`] may tell apart, saw the
+    /// deeper tree.
     pub max_depth: usize,
     /// Minimum leaf weight.
     pub min_leaf: usize,
@@ -334,35 +337,54 @@ fn train_layout(
     }
     let folds = fold_of(labelled[0].1.len(), options.folds, options.seed);
     let n_folds = folds.iter().max().map_or(0, |f| f + 1);
-    // The grid's points are independent: they run in parallel, each exactly as it would alone.
-    let bar = super::progress_bar(options.progress, grid.len() as u64, "grid points");
+    // A tree of depth d is linfa's tree of the grid's deepest depth cut at depth d (see
+    // `CvPoint::max_depth`), so each fold fits once per (labels, min leaf, weighting) and scores
+    // every depth by cutting. The fits are independent: they run in parallel, each as it would alone.
+    let deepest = *options.depths.iter().max().expect("non-empty grid");
+    let fits: Vec<CvPoint> = grid.iter().filter(|p| p.max_depth == deepest).copied().collect();
+    let bar = super::progress_bar(options.progress, fits.len() as u64, "fits");
     bar.set_message(format!("cross-validating the `{class}` tree"));
-    grid.par_iter_mut().try_for_each(|point| -> Result<()> {
-        let samples = samples_at(point.labels);
-        let mut log_sum = 0.0;
-        let mut count = 0.0;
-        for fold in 0..n_folds {
-            let fit: Vec<&Sample> = samples.iter().zip(&folds).filter(|(_, f)| **f != fold).map(|(s, _)| s).collect();
-            let held: Vec<&Sample> = samples.iter().zip(&folds).filter(|(_, f)| **f == fold).map(|(s, _)| s).collect();
-            let tree = fit_tree(matrix, &fit, point, class, selected)?;
-            for s in held {
-                let pick = pick(matrix, &tree, &s.features, selected);
-                for &row in &s.rows {
-                    // A pick never measured on this row tells nothing about the tree.
-                    if pick.is_some_and(|v| !matrix.recorded[row][v]) || options.unscored_rows.contains(&row) {
-                        continue;
+    let scored: Vec<(CvPoint, Vec<f64>)> = fits
+        .par_iter()
+        .map(|deep| -> Result<(CvPoint, Vec<f64>)> {
+            let samples = samples_at(deep.labels);
+            let mut sums = vec![(0.0, 0.0); options.depths.len()];
+            for fold in 0..n_folds {
+                let in_fold = |want: bool| -> Vec<&Sample> {
+                    samples.iter().zip(&folds).filter(|(_, f)| (**f == fold) == want).map(|(s, _)| s).collect()
+                };
+                let (fit, held) = (in_fold(false), in_fold(true));
+                let linfa_tree = fit_linfa(&fit, deep)?;
+                for (&max_depth, (log_sum, count)) in options.depths.iter().zip(&mut sums) {
+                    let tree = cut(matrix, &linfa_tree, &fit, &CvPoint { max_depth, ..*deep }, class, selected)?;
+                    for s in &held {
+                        let pick = pick(matrix, &tree, &s.features, selected);
+                        for &row in &s.rows {
+                            // A pick never measured on this row tells nothing about the tree.
+                            if pick.is_some_and(|v| !matrix.recorded[row][v]) || options.unscored_rows.contains(&row) {
+                                continue;
+                            }
+                            let oracle = matrix.row_oracle(row);
+                            let t = pick.map_or(f64::INFINITY, |v| matrix.time[row][v]);
+                            *log_sum += s.shape_weight * (t / oracle).min(FAIL_PENALTY).ln();
+                            *count += s.shape_weight;
+                        }
                     }
-                    let oracle = matrix.row_oracle(row);
-                    let t = pick.map_or(f64::INFINITY, |v| matrix.time[row][v]);
-                    log_sum += s.shape_weight * (t / oracle).min(FAIL_PENALTY).ln();
-                    count += s.shape_weight;
                 }
             }
-        }
-        point.slowdown = if count > 0.0 { (log_sum / count).exp() } else { 1.0 };
-        bar.inc(1);
-        Ok(())
-    })?;
+            bar.inc(1);
+            let slowdowns = sums.iter().map(|&(l, c)| if c > 0.0 { (l / c).exp() } else { 1.0 }).collect();
+            Ok((*deep, slowdowns))
+        })
+        .collect::<Result<_>>()?;
+    for point in &mut grid {
+        let same_fit = |deep: &CvPoint| {
+            (deep.labels, deep.min_leaf, deep.weighting) == (point.labels, point.min_leaf, point.weighting)
+        };
+        let (_, slowdowns) = scored.iter().find(|(deep, _)| same_fit(deep)).expect("every point has its fit");
+        let depth = options.depths.iter().position(|&d| d == point.max_depth).expect("depth in grid");
+        point.slowdown = slowdowns[depth];
+    }
     bar.finish_and_clear();
     let mut chosen = grid[0];
     for p in &grid[1..] {
@@ -372,7 +394,8 @@ fn train_layout(
     }
     let samples = samples_at(chosen.labels);
     let all: Vec<&Sample> = samples.iter().collect();
-    let mut tree = fit_tree(matrix, &all, &chosen, class, selected)?;
+    let deep = CvPoint { max_depth: deepest, ..chosen };
+    let mut tree = cut(matrix, &fit_linfa(&all, &deep)?, &all, &chosen, class, selected)?;
     annotate(matrix, &mut tree.root, &all);
     Ok((tree.root, LayoutFit { operands_along_k: along_k, shapes: samples.len(), chosen, grid }, unlabelled))
 }
@@ -549,11 +572,17 @@ fn fold_of(n: usize, folds: usize, seed: u64) -> Vec<usize> {
     fold
 }
 
-/// Fits linfa's tree on samples and converts it (see [`convert`]).
-fn fit_tree(matrix: &Matrix, samples: &[&Sample], point: &CvPoint, class: &str, selected: &[usize]) -> Result<Tree> {
-    let linfa_tree = fit_linfa(samples, point)?;
+/// Converts linfa's tree, fitted on `samples`, cut at `point.max_depth` (see [`convert`]).
+fn cut(
+    matrix: &Matrix,
+    linfa_tree: &DecisionTree<f64, usize>,
+    samples: &[&Sample],
+    point: &CvPoint,
+    class: &str,
+    selected: &[usize],
+) -> Result<Tree> {
     let leaf = Relabel { matrix, selected, weighting: point.weighting };
-    let root = simplify(convert(matrix, linfa_tree.root_node(), samples, &leaf)?);
+    let root = simplify(convert(matrix, linfa_tree.root_node(), samples, &leaf, point.max_depth)?);
     Ok(Tree { class: class.to_string(), comment: String::new(), root })
 }
 
@@ -620,9 +649,19 @@ impl Relabel<'_> {
 /// feature (in [`ShapeFeatures::NAMES`] order) that separates the same partition, either way round,
 /// the threshold at the middle of the gap between the two sides (in encoded units). Leaves are
 /// labelled by [`Relabel`]. Training shapes meet the same others in their leaf as in linfa's tree.
-fn convert(matrix: &Matrix, node: &TreeNode<f64, usize>, samples: &[&Sample], leaf: &Relabel) -> Result<Node> {
-    if let Some(linfa_label) = node.prediction() {
-        let label = leaf.label(samples).unwrap_or(linfa_label);
+/// Nodes `max_depth` below the root become leaves: the tree linfa fits with that depth limit.
+fn convert(
+    matrix: &Matrix,
+    node: &TreeNode<f64, usize>,
+    samples: &[&Sample],
+    leaf: &Relabel,
+    max_depth: usize,
+) -> Result<Node> {
+    if node.is_leaf() || max_depth == 0 {
+        let label = leaf
+            .label(samples)
+            .or(node.prediction())
+            .ok_or_else(|| Error::Fit("a cut node holds no training shape".into()))?;
         let config = matrix
             .configs
             .get(label)
@@ -643,7 +682,8 @@ fn convert(matrix: &Matrix, node: &TreeNode<f64, usize>, samples: &[&Sample], le
     let side = |below_side: bool| -> Vec<&Sample> {
         samples.iter().zip(&goes_below).filter(|(_, &b)| b == below_side).map(|(s, _)| *s).collect()
     };
-    let (below, above) = (convert(matrix, below, &side(true), leaf)?, convert(matrix, above, &side(false), leaf)?);
+    let child = |node, below_side| convert(matrix, node, &side(below_side), leaf, max_depth - 1);
+    let (below, above) = (child(below, true)?, child(above, false)?);
     let (le, gt) = if flipped { (above, below) } else { (below, above) };
     Ok(Node::Split { feature: name.to_string(), threshold, shapes: None, le: Box::new(le), gt: Box::new(gt) })
 }
@@ -961,18 +1001,30 @@ mod tests {
     }
 
     #[test]
-    fn converted_tree_keeps_linfas_leaves_for_the_training_shapes() {
+    fn converted_tree_keeps_linfas_leaves_for_the_training_shapes_at_every_cut() {
         let samples = random_samples(3, 200, 4);
         let refs: Vec<&Sample> = samples.iter().collect();
         let model = fit_linfa(&refs, &deep_point()).unwrap();
         let m = toy(&[("d", "cpu")], &[(0, 1, 1, 1)], vec![vec![1.0; 4]]);
         let relabel = Relabel { matrix: &m, selected: &[0, 1, 2, 3], weighting: Weighting::Uniform };
-        let root = convert(&m, model.root_node(), &refs, &relabel).unwrap();
         // Splits may move to another feature or flip, but every training shape meets the same others
-        // in its leaf, and the thresholds are integers that the generated code compares exactly.
-        let linfa = grouping(samples.iter().map(|s| linfa_path(model.root_node(), &encoded(&s.features))).collect());
-        let ours = grouping(samples.iter().map(|s| selector_path(&root, &s.features)).collect());
-        assert_eq!(linfa, ours);
+        // in its leaf as on linfa's path cut at that depth, and the thresholds are integers that the
+        // generated code compares exactly.
+        let mut leaves = Vec::new();
+        for max_depth in 0..=deep_point().max_depth {
+            let root = convert(&m, model.root_node(), &refs, &relabel, max_depth).unwrap();
+            let cut_path = |s: &Sample| {
+                let mut path = linfa_path(model.root_node(), &encoded(&s.features));
+                path.truncate(max_depth);
+                path
+            };
+            let linfa = grouping(samples.iter().map(cut_path).collect());
+            let ours = grouping(samples.iter().map(|s| selector_path(&root, &s.features)).collect());
+            assert_eq!(linfa, ours, "cut at depth {max_depth}");
+            leaves.push(linfa.iter().max().unwrap() + 1);
+        }
+        assert_eq!(leaves[0], 1);
+        assert!(leaves.windows(2).all(|w| w[0] < w[1]), "every cut deepens the tree: {leaves:?}");
     }
 
     #[test]

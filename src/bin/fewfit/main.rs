@@ -108,6 +108,8 @@ enum Command {
         /// `regenerate --shape-weights`).
         #[arg(long)]
         shape_weights: Option<PathBuf>,
+        #[command(flatten)]
+        grid: TreeGrid,
     },
     /// Sweeps (optionally), selects, trains every class's tree and writes `variants/selected.json`
     /// and `selector/*.json` in one command, then evaluates them on held-out shapes.
@@ -187,6 +189,30 @@ struct RegenerateArgs {
     /// The crate root to write into.
     #[arg(long, default_value = ".")]
     root: PathBuf,
+    #[command(flatten)]
+    grid: TreeGrid,
+}
+
+/// The trees' cross-validation grid, where it differs from the default.
+#[derive(clap::Args)]
+struct TreeGrid {
+    /// Try tree depths from 1 to this (default 12).
+    #[arg(long)]
+    max_depth: Option<usize>,
+    /// Minimum leaf weights to try, in mean shapes (default 8,4,2,1).
+    #[arg(long, value_delimiter = ',')]
+    min_leaf: Option<Vec<usize>>,
+}
+
+impl TreeGrid {
+    /// The options with this grid.
+    fn apply(self, options: train::TrainOptions) -> train::TrainOptions {
+        train::TrainOptions {
+            depths: self.max_depth.map_or(options.depths, |max| (1..=max).collect()),
+            min_leaf: self.min_leaf.unwrap_or(options.min_leaf),
+            ..options
+        }
+    }
 }
 
 #[derive(clap::Args)]
@@ -328,7 +354,7 @@ fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
         Command::Regenerate(args) => run_regenerate(args),
-        Command::Train { data, selected, class, out, shape_weights } => {
+        Command::Train { data, selected, class, out, shape_weights, grid } => {
             let matrix = load_matrix(&data)?;
             let text =
                 std::fs::read_to_string(&selected).map_err(|source| Error::Io { path: selected.clone(), source })?;
@@ -339,7 +365,7 @@ fn run(cli: Cli) -> Result<()> {
             if rows.is_empty() {
                 return Err(Error::Invalid(format!("no data for device class `{class}` in the datasets")));
             }
-            let options = train::TrainOptions {
+            let options = grid.apply(train::TrainOptions {
                 shape_weights: shape_weights
                     .as_deref()
                     .map(fewfit::tuner::sweep::read_shape_weights)
@@ -347,7 +373,7 @@ fn run(cli: Cli) -> Result<()> {
                     .unwrap_or_default(),
                 progress: true,
                 ..Default::default()
-            };
+            });
             let trained = train::train(&matrix, &rows, &columns, &class, &options)?;
             write_json(&out, &trained.tree)?;
             println!("wrote {}, cross-validated per layout:", out.display());
@@ -428,7 +454,7 @@ fn run_regenerate(mut args: RegenerateArgs) -> Result<()> {
             objective: objective.clone(),
             seed: args.seed,
         },
-        train: train::TrainOptions {
+        train: args.grid.apply(train::TrainOptions {
             shape_weights: match objective {
                 select::Objective::Geomean => Default::default(),
                 select::Objective::WeightedGeomean(weights) => weights,
@@ -436,7 +462,7 @@ fn run_regenerate(mut args: RegenerateArgs) -> Result<()> {
             },
             progress: true,
             ..Default::default()
-        },
+        }),
         test_fraction: args.test_fraction,
         source: source(&every_file),
         tree_only_rows,
