@@ -883,6 +883,20 @@ fn select_train_and_evaluate_on_the_sweep() {
     let mut named = BTreeSet::new();
     leaves(&json["root"], &mut named);
     assert!(!named.is_empty() && named.iter().all(|id| ids.contains(id)), "{named:?} not in {ids:?}");
+    // The grid's depths and leaf limits can be set; an empty grid is refused and writes nothing.
+    let grid = |depth: &str| {
+        let mut command = fewfit(dir);
+        command.args(["train", "--class", "cpu", "--max-depth", depth, "--min-leaf", "3,1", "--data"]);
+        command.arg(&data).arg("--selected").arg(&selected).arg("--out").arg(dir.join("grid.json"));
+        command
+    };
+    let ran = ok(&mut grid("1"));
+    let chose = |min_leaf: &str| ran.stdout.contains(&format!(": depth 1, min leaf {min_leaf},"));
+    assert!(chose("3") || chose("1"), "{}", ran.both());
+    std::fs::remove_file(dir.join("grid.json")).unwrap();
+    let ran = fails(&mut grid("0"));
+    assert!(ran.stderr.contains("non-empty grid"), "{}", ran.both());
+    assert!(!dir.join("grid.json").exists(), "{}", ran.both());
     // A class the data does not have: nothing to train on.
     let ran = fails(
         fewfit(dir)
