@@ -23,7 +23,7 @@ const TRANSPOSES: [(Transpose, Transpose); 4] = [
 
 /// Edge shapes: 1, primes, non-multiples of every tile, one slice of K, and K much larger than M*N
 /// (6 x 10 x 40000: one work-group of most panel variants, split in K on a device of 2 or more cores).
-const SHAPES: [(usize, usize, usize); 11] = [
+const SHAPES: [(usize, usize, usize); 12] = [
     (1, 1, 1),
     (7, 1, 13),
     (1, 9, 33),
@@ -35,6 +35,8 @@ const SHAPES: [(usize, usize, usize); 11] = [
     (16, 200, 19),
     (5, 7, 3001),
     (33, 17, 517),
+    // One tile of 10-19 steps of K: stream-K launches fewer work-groups than SK per compute unit.
+    (17, 13, 300),
 ];
 
 /// Small xgemm tiles (32 x 32, 8 x 8 work-items) with the given extra parameters.

@@ -601,8 +601,8 @@ const SPLITS_ON_A_FULL_DEVICE: usize = 16;
 /// 2026-11-26).
 const FEW_GROUPS_MIN_DEPTH: usize = 128;
 
-/// The fewest steps of K (of KWG) per work-group for a stream-K launch: a smaller problem runs as
-/// a grid, whose adds into C its work-groups' shares would not outweigh.
+/// The fewest steps of K (of KWG) per work-group of a stream-K launch: fewer steps would not
+/// outweigh the adds into C of a work-group's share.
 const STREAM_K_MIN_STEPS: usize = 8;
 
 /// The share, in percent, of a grid's waves of work-groups that its tiles must fill, at some
@@ -657,21 +657,22 @@ impl Geometry {
     }
 
     /// The work-groups of a stream-K launch of `batch` M x N x K products on a device of
-    /// `compute_units`, or `None` to launch one work-group per tile. With SK > 0 that is SK per
-    /// compute unit, where a grid would fill less than `STREAM_K_BELOW_FILL_PERCENT` of its waves
-    /// (its last wave mostly idle) whether 1, 2, ... or SK work-groups run per compute unit (the
-    /// occupancy is not known to the host), and each gets at least `STREAM_K_MIN_STEPS` steps of K.
+    /// `compute_units`, or `None` to launch one work-group per tile. With SK > 0 it streams where a
+    /// grid would fill less than `STREAM_K_BELOW_FILL_PERCENT` of its waves (its last wave mostly
+    /// idle) whether 1, 2, ... or SK work-groups run per compute unit (the occupancy is not known to
+    /// the host): SK work-groups per compute unit, or fewer where the tiles' steps of K would give
+    /// each fewer than `STREAM_K_MIN_STEPS`; a grid where those fewer are no more than the tiles.
     pub fn stream_k_groups(&self, m: usize, n: usize, k: usize, batch: usize, compute_units: usize) -> Option<usize> {
-        let groups = self.stream_k * compute_units;
-        if groups == 0 {
+        let most = self.stream_k * compute_units;
+        if most == 0 {
             return None;
         }
         let tiles = m.div_ceil(self.tile[0]) * n.div_ceil(self.tile[1]) * batch;
         let fills_waves_of = |wave: usize| tiles * 100 >= tiles.div_ceil(wave) * wave * STREAM_K_BELOW_FILL_PERCENT;
         let occupancies = std::iter::successors(Some(1), |j| Some(j * 2)).take_while(|&j| j <= self.stream_k);
         let fills_its_waves = occupancies.map(|j| j * compute_units).any(fills_waves_of);
-        let enough_steps = tiles * k.div_ceil(self.k_step) >= groups * STREAM_K_MIN_STEPS;
-        (!fills_its_waves && enough_steps).then_some(groups)
+        let groups = most.min(tiles.saturating_mul(k.div_ceil(self.k_step)) / STREAM_K_MIN_STEPS);
+        (!fills_its_waves && (groups == most || groups > tiles)).then_some(groups)
     }
 }
 
@@ -864,8 +865,12 @@ mod tests {
         assert_eq!(sk(2048, 1600, 2048, 1), None, "800 tiles: 4 waves of 264, 76 % full, but 7 of 132, 87 %");
         assert_eq!(sk(1536, 1024, 2048, 1), None, "384 tiles: 2 waves of 264, 73 % full, but 3 of 132, 97 %");
         assert_eq!(sk(4096, 4096, 64, 1), None, "4096 tiles: 16 waves, 97 % full");
-        assert_eq!(sk(64, 64, 16384, 1), None, "one tile of 1024 steps: fewer than 8 steps each");
+        assert_eq!(sk(64, 64, 16384, 1), Some(128), "one tile of 1024 steps: 8 steps each");
         assert_eq!(sk(64, 64, 65536, 1), Some(264), "one tile of 4096 steps");
+        assert_eq!(sk(64, 384, 3072, 1), Some(144), "6 tiles of 192 steps: 8 steps each, not 6 work-groups");
+        assert_eq!(sk(64, 64, 128, 1), None, "one tile of 8 steps: one work-group, a grid");
+        assert_eq!(sk(128, 128, 128, 1), None, "4 tiles of 8 steps: no more work-groups than tiles");
+        assert_eq!(sk(128, 128, 240, 1), Some(7), "4 tiles of 15 steps: 7 work-groups");
         assert_eq!(sk(256, 256, 2048, 5), Some(264), "the batch counts as tiles: 80 of them");
         assert_eq!(sk(256, 256, 2048, 33), None, "528 tiles: 2 waves, full");
         assert_eq!(g.stream_k_groups(100, 100, 100, 1, 2), None, "two compute units: 4 tiles fill 4 work-groups");
