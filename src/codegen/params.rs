@@ -97,6 +97,14 @@ pub struct Constraint {
     pub holds: fn(ParamLookup<'_>) -> bool,
 }
 
+impl Constraint {
+    /// The words of the formula: the parameters it names, and so every one `holds` reads
+    /// (the test `constraints_read_only_the_parameters_they_name` checks).
+    pub fn words(&self) -> impl Iterator<Item = &'static str> {
+        self.name.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).filter(|w| !w.is_empty())
+    }
+}
+
 const POW2_1_8: &[u32] = &[1, 2, 4, 8];
 /// Local memory per work-group, in bytes, that every variant must fit in f32: the 48 KiB of NVIDIA
 /// GPUs (f64 variants that need more are refused at build time on devices with less).
@@ -847,6 +855,45 @@ mod tests {
         assert_eq!(red(16, 16, 100, 1, 132), 1, "K too short to split");
         assert_eq!(red(16, 16, 200, 1, 132), 2, "one tile: each split at least 64 deep");
         assert_eq!(red(512, 512, 8192, 1, 2), 1, "two compute units: C times 2 splits is too much");
+    }
+
+    #[test]
+    fn constraints_read_only_the_parameters_they_name() {
+        // The space's enumeration checks a constraint once the parameters of its formula are set
+        // (and the constraints before it hold): the others must not change its verdict.
+        use rand::{rngs::StdRng, seq::SliceRandom, SeedableRng};
+        let mut rng = StdRng::seed_from_u64(3);
+        for family in Family::ALL {
+            let specs = family.params();
+            let constraints = family.constraints();
+            for (i, c) in constraints.iter().enumerate() {
+                let named: Vec<&str> = c.words().collect();
+                assert!(named.iter().any(|w| specs.iter().any(|s| s.name == *w)), "{}", c.name);
+                let earlier_hold =
+                    |values: &BTreeMap<&str, u32>| constraints[..i].iter().all(|e| (e.holds)(&|n: &str| values[n]));
+                let mut compared = 0;
+                for _ in 0..20000 {
+                    let mut values: BTreeMap<&str, u32> =
+                        specs.iter().map(|s| (s.name, *s.allowed.choose(&mut rng).unwrap())).collect();
+                    if !earlier_hold(&values) {
+                        continue;
+                    }
+                    let verdict = (c.holds)(&|n: &str| values[n]);
+                    for _ in 0..50 {
+                        for s in specs.iter().filter(|s| !named.contains(&s.name)) {
+                            values.insert(s.name, *s.allowed.choose(&mut rng).unwrap());
+                        }
+                        if earlier_hold(&values) {
+                            compared += 1;
+                            let again = (c.holds)(&|n: &str| values[n]);
+                            assert_eq!(again, verdict, "{} reads a parameter it does not name", c.name);
+                            break;
+                        }
+                    }
+                }
+                assert!(compared >= 5, "{}: {compared} comparisons", c.name);
+            }
+        }
     }
 
     #[test]
