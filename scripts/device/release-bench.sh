@@ -22,4 +22,4 @@ echo "== ML shapes, row-major NT (PyTorch's Linear; no oracle)"
 OUT="$out/ml-nt" NO_ORACLE=1 bash scripts/device/bench-ml.sh --transpose-b > "$out/ml-nt.log" 2>&1
 tail -4 "$out/ml-nt/table-wall.md"
 date -u
-[ -n "${OUT:-}" ] && tar czf "$OUT/release-bench.tgz" -C /tmp release-bench
+if [ -n "${OUT:-}" ]; then tar czf "$OUT/release-bench.tgz" -C /tmp release-bench; fi
