@@ -98,8 +98,8 @@ pub struct Constraint {
 }
 
 impl Constraint {
-    /// The words of the formula: the parameters it names, and so every one `holds` reads
-    /// (the test `constraints_read_only_the_parameters_they_name` checks).
+    /// The words of the formula, parameter names and numbers: every parameter `holds` reads is
+    /// among them (the test `constraints_read_only_the_parameters_they_name` checks).
     pub fn words(&self) -> impl Iterator<Item = &'static str> {
         self.name.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).filter(|w| !w.is_empty())
     }
