@@ -11,7 +11,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/device/nvidia.sh
-nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200 || { echo "not an H200: nothing timed"; exit 3; }
+[ "$prefix" = h200 ] || { echo "not an H200: nothing timed"; exit 3; }
 work=/tmp/sk-refresh; mkdir -p "$work/out"
 deadline=$(( $(date +%s) + ${1:-500} ))
 for name in h200-heldout-oracle-f32 h200-v19-sk-v2-unseen-f32 h200-v19-sk-v2-f32 h200-v19-sk-v2-ml-f32 \
