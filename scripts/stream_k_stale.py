@@ -9,10 +9,12 @@ calls it stale where they differ. --variants and --shapes give `fewfit sweep --v
 `--shapes` what to time again, --rest the dataset without the stale records, so that the new
 records load beside it without conflict (sweep with `--skip-measured REST`).
 
-Usage: python3 scripts/stream_k_stale.py DATA [--units 132] [--variants OUT.jsonl.gz] [--shapes OUT.txt] [--rest OUT.jsonl.gz]
+Usage: python3 scripts/stream_k_stale.py DATA [--units 132] [--variants OUT.jsonl.gz] [--shapes OUT.txt]
+       [--stale OUT.jsonl.gz] [--rest OUT.jsonl.gz]
   --units     the compute units of the device the records were timed on (132: H100 and H200)
   --variants  one record of each variant with stale records (gzipped)
   --shapes    the shapes of the stale records, `M N K` per line, sorted
+  --stale     the stale records, in order and as written (gzipped)
   --rest      every other record, in order and as written (gzipped; may name DATA itself)
 Prints the count of stale records and the count of records.
 """
@@ -62,6 +64,7 @@ def main():
     p.add_argument('--units', type=int, default=132)
     p.add_argument('--variants')
     p.add_argument('--shapes')
+    p.add_argument('--stale')
     p.add_argument('--rest')
     args = p.parse_args()
     opener = gzip.open if args.data.endswith('.gz') else open
@@ -77,9 +80,10 @@ def main():
         shapes = sorted({(r['m'], r['n'], r['k']) for r in stale})
         with open(args.shapes, 'w') as out:
             out.writelines(f'{m} {n} {k}\n' for m, n, k in shapes)
-    if args.rest:
-        with gzip.open(args.rest, 'wt') as out:
-            out.writelines(line for line, r in zip(lines, records) if not is_stale(r, args.units))
+    for path, keep in ((args.stale, True), (args.rest, False)):
+        if path:
+            with gzip.open(path, 'wt') as out:
+                out.writelines(line for line, r in zip(lines, records) if is_stale(r, args.units) == keep)
     print(f'{len(stale)} stale of {len(records)} records')
 
 
