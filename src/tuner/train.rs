@@ -59,15 +59,6 @@ pub enum Labels {
         /// The slowdown at and beyond which a configuration gets no weight (> 1).
         cap: f64,
     },
-    /// One row per shape, labelled with the selected configuration of least mean log slowdown
-    /// over the shape and its `neighbours` nearest training shapes (Euclidean in log2 M, N, K),
-    /// fewest failures first. Where neighbouring shapes swap winners at small margins, the label
-    /// names what runs well across the neighbourhood, not the winner of one timing. In
-    /// cross-validation the neighbours come from each fold's fitting shapes alone.
-    Smoothed {
-        /// How many nearest training shapes join each shape's label (>= 1).
-        neighbours: usize,
-    },
 }
 
 /// Training options; the grid is searched by cross-validation.
@@ -110,8 +101,6 @@ impl Default for TrainOptions {
                 Labels::Soft { cap: 1.25 },
                 Labels::Soft { cap: 1.5 },
                 Labels::Soft { cap: 2.0 },
-                Labels::Smoothed { neighbours: 4 },
-                Labels::Smoothed { neighbours: 8 },
             ],
             seed: 42,
             shape_weights: BTreeMap::new(),
@@ -183,14 +172,10 @@ impl std::fmt::Display for LayoutFit {
 }
 
 /// One training sample: a shape in one layout and the rows (devices) that measured it.
-#[derive(Clone)]
 struct Sample {
     /// The features the tree sees: the shape in the kernel's view, and its layout.
     features: ShapeFeatures,
     rows: Vec<usize>,
-    /// Per selected configuration, in the order of `selected`: (failures, mean log slowdown over
-    /// the rows where it ran), as [`Labels::Fastest`] ranks them.
-    costs: Vec<(usize, f64)>,
     /// The rows the sample adds to the fit: (configuration, weight), weights summing to 1.
     targets: Vec<(usize, f64)>,
     /// The sample's weight under [`Weighting::Regret`] (mean 1 over the samples).
@@ -276,9 +261,6 @@ pub fn train(
             }
             Labels::Soft { cap } if !(cap.is_finite() && cap > 1.0) => {
                 return Err(Error::Invalid(format!("soft-label cap {cap} must be a finite slowdown > 1")));
-            }
-            Labels::Smoothed { neighbours: 0 } => {
-                return Err(Error::Invalid("smoothed labels need at least 1 neighbour".into()));
             }
             _ => {}
         }
@@ -372,14 +354,6 @@ fn train_layout(
                     samples.iter().zip(&folds).filter(|(_, f)| (**f == fold) == want).map(|(s, _)| s).collect()
                 };
                 let (fit, held) = (in_fold(false), in_fold(true));
-                let smoothed;
-                let fit: Vec<&Sample> = match deep.labels {
-                    Labels::Smoothed { neighbours } => {
-                        smoothed = smooth(&fit, neighbours, selected);
-                        smoothed.iter().collect()
-                    }
-                    _ => fit,
-                };
                 let linfa_tree = fit_linfa(&fit, deep)?;
                 for (&max_depth, (log_sum, count)) in options.depths.iter().zip(&mut sums) {
                     let tree = cut(matrix, &linfa_tree, &fit, &CvPoint { max_depth, ..*deep }, class, selected)?;
@@ -468,7 +442,7 @@ fn samples(
 ) -> Result<(Vec<Sample>, usize)> {
     let tolerance = match labels {
         Labels::Fastest { tie_tolerance } => tie_tolerance,
-        Labels::Soft { .. } | Labels::Smoothed { .. } => 0.0,
+        Labels::Soft { .. } => 0.0,
     };
     // Rows of one shape in one layout (one set of features) on the class's devices.
     let mut by_shape: BTreeMap<ShapeInLayout, Vec<usize>> = BTreeMap::new();
@@ -501,7 +475,7 @@ fn samples(
         let mean = if ran.is_empty() { f64::INFINITY } else { ran.iter().sum::<f64>() / ran.len() as f64 };
         (fails, mean)
     };
-    let near_fastest: Vec<(ShapeInLayout, Vec<usize>, Vec<(usize, f64)>, Vec<usize>)> = by_shape
+    let near_fastest: Vec<(ShapeInLayout, Vec<usize>, Vec<usize>)> = by_shape
         .into_iter()
         .map(|(shape, rows)| {
             let costs: Vec<(usize, f64)> = selected.iter().map(|&v| cost(&rows, v)).collect();
@@ -517,16 +491,16 @@ fn samples(
                 .filter(|&i| costs[i].0 == best.0 && costs[i].1 <= best.1 + slack)
                 .map(|i| selected[i])
                 .collect();
-            (shape, rows, costs, near)
+            (shape, rows, near)
         })
         .collect();
     let mut coverage: BTreeMap<usize, usize> = BTreeMap::new();
-    for (_, _, _, near) in &near_fastest {
+    for (_, _, near) in &near_fastest {
         near.iter().for_each(|&v| *coverage.entry(v).or_default() += 1);
     }
     let mut samples: Vec<Sample> = near_fastest
         .into_iter()
-        .map(|((shape, _), rows, costs, near)| {
+        .map(|((shape, _), rows, near)| {
             let mut label = near[0];
             for &v in &near[1..] {
                 let (c, b) = (coverage[&v], coverage[&label]);
@@ -548,49 +522,12 @@ fn samples(
             let targets = targets(matrix, &rows, selected, label, labels);
             let shape_weight = options.shape_weights.get(&shape).copied().unwrap_or(1.0);
             let features = matrix.kernel_features(rows[0]);
-            Sample { features, rows, costs, targets, weight: 1.0 + regret, shape_weight }
+            Sample { features, rows, targets, weight: 1.0 + regret, shape_weight }
         })
         .collect();
     let mean = samples.iter().map(|s| s.weight).sum::<f64>() / samples.len() as f64;
     samples.iter_mut().for_each(|s| s.weight /= mean);
-    if let Labels::Smoothed { neighbours } = labels {
-        samples = smooth(&samples.iter().collect::<Vec<_>>(), neighbours, selected);
-    }
     Ok((samples, unlabelled))
-}
-
-/// The samples labelled as [`Labels::Smoothed`] says: each with the selected configuration of
-/// fewest failures, then least mean log slowdown, over itself and its `neighbours` nearest samples
-/// (Euclidean in log2 M, N, K; the first of the nearest on a tie of distance), the first in
-/// `selected` on a tie of cost. Weights stay as they were.
-fn smooth(samples: &[&Sample], neighbours: usize, selected: &[usize]) -> Vec<Sample> {
-    let position = |s: &Sample| [s.features.m, s.features.n, s.features.k].map(encode);
-    let positions: Vec<[f64; 3]> = samples.iter().map(|s| position(s)).collect();
-    samples
-        .iter()
-        .zip(&positions)
-        .map(|(sample, here)| {
-            let mut by_distance: Vec<(f64, usize)> = positions
-                .iter()
-                .enumerate()
-                .map(|(j, there)| (here.iter().zip(there).map(|(a, b)| (a - b) * (a - b)).sum(), j))
-                .collect();
-            let pool = (neighbours + 1).min(by_distance.len());
-            by_distance.select_nth_unstable_by(pool - 1, |a, b| a.partial_cmp(b).expect("finite distances"));
-            let cost = |i: usize| -> (usize, f64) {
-                let members = by_distance[..pool].iter().map(|&(_, j)| samples[j].costs[i]);
-                let fails = members.clone().map(|(f, _)| f).sum();
-                let ran: Vec<f64> = members.map(|(_, c)| c).filter(|c| c.is_finite()).collect();
-                let mean = if ran.is_empty() { f64::INFINITY } else { ran.iter().sum::<f64>() / ran.len() as f64 };
-                (fails, mean)
-            };
-            let costs: Vec<(usize, f64)> = (0..selected.len()).map(cost).collect();
-            let best = (0..selected.len())
-                .reduce(|b, i| if costs[i].0 < costs[b].0 || (costs[i].0 == costs[b].0 && costs[i].1 < costs[b].1) { i } else { b })
-                .expect("a selected configuration");
-            Sample { targets: vec![(selected[best], 1.0)], ..(*sample).clone() }
-        })
-        .collect()
 }
 
 /// The rows a shape measured on `rows` adds to the fit (see [`Labels`]): its label alone, or the
@@ -930,32 +867,6 @@ mod tests {
     }
 
     #[test]
-    fn smoothed_labels_name_the_neighbourhoods_winner_over_a_lone_timing() {
-        // Config 0 is 5 % faster than config 1 on every shape but every fifth m, where config 1 is
-        // 1 % faster. The fastest label follows each timing; the smoothed one names config 0 on
-        // every shape, as the tree does.
-        let problems: Vec<_> = (1..=40u64).map(|m| (0, m, 64, 64)).collect();
-        let time = (1..=40u64).map(|m| if m % 5 == 0 { vec![1.01, 1.0] } else { vec![1.0, 1.05] }).collect();
-        let m = toy(&[("d", "cpu")], &problems, time);
-        let rows: Vec<usize> = (0..40).collect();
-        let options = TrainOptions::default();
-        let labels_of = |labels: Labels| -> Vec<usize> {
-            let (samples, _) = samples(&m, &rows, &[0, 1], labels, &options).unwrap();
-            samples.iter().map(|s| s.targets[0].0).collect()
-        };
-        // Samples come in the order of the shapes, here of m.
-        let fastest: Vec<usize> = (1..=40).map(|m| usize::from(m % 5 == 0)).collect();
-        assert_eq!(labels_of(Labels::Fastest { tie_tolerance: 0.0 }), fastest);
-        assert_eq!(labels_of(Labels::Smoothed { neighbours: 4 }), vec![0; 40]);
-        let smoothed = TrainOptions { labels: vec![Labels::Smoothed { neighbours: 4 }], ..options.clone() };
-        let trained = train(&m, &rows, &[0, 1], "cpu", &smoothed).unwrap();
-        assert!(matches!(&trained.tree.root, Node::Leaf { variant, .. } if *variant == m.configs[0].id()));
-        // No neighbour is no smoothing: refused.
-        let bad = TrainOptions { labels: vec![Labels::Smoothed { neighbours: 0 }], ..options };
-        assert!(matches!(train(&m, &rows, &[0, 1], "cpu", &bad), Err(Error::Invalid(_))));
-    }
-
-    #[test]
     fn unscored_rows_train_but_leave_the_cross_validated_slowdown() {
         // On m > 30 an unselected config 2 runs 100x faster than both selected ones, so any pick
         // there costs the failure penalty: scored, those rows dominate the slowdown; unscored, the
@@ -1071,7 +982,6 @@ mod tests {
                 Sample {
                     features: shape.kernel_features(),
                     rows: vec![],
-                    costs: vec![],
                     targets: vec![(rng.gen_range(0..classes), 1.0)],
                     weight: 1.0,
                     shape_weight: 1.0,
