@@ -105,6 +105,19 @@ def ml_trees():
     return [x for x in s if 2 * x[0] * x[1] * x[2] <= 1e11]
 
 
+def ml_tokens():
+    """The training networks of train.txt and ml_trees() at a geometric grid of token counts (ratio
+    2^(1/4), 1 to 4096) where neighbouring counts swap the set's winners, without the held-out
+    counts (1, 3, 4, 24, 64, 200, 300, 1000) or the LM heads, for training the trees."""
+    held_out = {1, 3, 4, 24, 64, 200, 300, 1000}
+    tokens = sorted({round(2 ** (i / 4)) for i in range(49)} - held_out)
+    s = []
+    for name, d, ff in [("BERT-base", 768, 3072), ("GPT-2 medium", 1024, 4096), ("GPT-2 large", 1280, 5120),
+                        ("OPT-1.3B", 2048, 8192), ("Phi-2", 2560, 10240), ("LLaMA-7B", 4096, 11008)]:
+        s += transformer(name, d, ff, tokens)
+    return [x for x in s if 2 * x[0] * x[1] * x[2] <= 1e11]
+
+
 def tree_dense(count, seed=11, max_flops=1e11):
     """Tree-only random shapes over the whole space, half of them free (each dimension log-uniform
     in [1, 16384]) and half with N and K multiples of 64 (log-uniform in [64, 16384]) and M
@@ -184,3 +197,8 @@ write("unseen-random.txt",
       [x for x in tree_dense(400, seed=19)
        if x[:3] not in seen_train | seen_unseen | seen_ml | seen_trees | seen_dense | seen_skinny][:300],
       "Shapes never used in training: random over the whole space, drawn as train-tree-dense.txt")
+seen_random = {(m, n, k) for m, n, k, _ in tree_dense(400, seed=19)}
+write("train-tree-tokens.txt",
+      [x for x in ml_tokens()
+       if x[:3] not in seen_train | seen_unseen | seen_ml | seen_trees | seen_dense | seen_skinny | seen_random],
+      "Tree-only training shapes: the training networks at a geometric grid of token counts")
