@@ -7,7 +7,9 @@ timed the old launch. This script applies both rules of `Geometry::stream_k_grou
 (src/codegen/params.rs), the one before the change and today's, to every record of a GPU class and
 calls it stale where they differ. --variants and --shapes give `fewfit sweep --variants-from` and
 `--shapes` what to time again, --rest the dataset without the stale records, so that the new
-records load beside it without conflict (sweep with `--skip-measured REST`).
+records load beside it without conflict (with `--skip-measured REST` where a file holds several
+such variants). It tells a stale record by its variant and shape alone, so it names records timed
+again after the change too: apply it to files timed before the change.
 
 Usage: python3 scripts/stream_k_stale.py DATA [--units 132] [--variants OUT.jsonl.gz] [--shapes OUT.txt]
        [--stale OUT.jsonl.gz] [--rest OUT.jsonl.gz]
