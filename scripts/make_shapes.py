@@ -5,7 +5,8 @@ and variants/shapes/unseen.txt, unseen-skinny.txt and unseen-random.txt (shapes 
 training, for `fewfit evaluate`), two lists of extra training shapes for the trees: train-dense.txt
 (random) and train-ml.txt (more networks), and train-trees.txt, train-tree-dense.txt and
 train-tree-skinny.txt (yet more networks, random shapes over the whole space, and random shapes with
-few rows or columns, measured only on the shipped set: tree training alone).
+few rows or columns, measured only on the shipped set: tree training alone), and train-tree-tokens.txt
+(the training networks at a fine grid of token counts, the same way).
 Deterministic: run it again and the files come out the same."""
 import math
 import os
