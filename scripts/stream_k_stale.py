@@ -73,7 +73,8 @@ def main():
     with opener(args.data, 'rt') as f:
         lines = [line for line in f if line.strip()]
     records = [json.loads(line) for line in lines]
-    stale = [r for r in records if is_stale(r, args.units)]
+    flags = [is_stale(r, args.units) for r in records]
+    stale = [r for r, flag in zip(records, flags) if flag]
     if args.variants:
         unique = {json.dumps(r['variant'], sort_keys=True): r for r in stale}
         with gzip.open(args.variants, 'wt') as out:
@@ -85,7 +86,7 @@ def main():
     for path, keep in ((args.stale, True), (args.rest, False)):
         if path:
             with gzip.open(path, 'wt') as out:
-                out.writelines(line for line, r in zip(lines, records) if is_stale(r, args.units) == keep)
+                out.writelines(line for line, flag in zip(lines, flags) if flag == keep)
     print(f'{len(stale)} stale of {len(records)} records')
 
 
