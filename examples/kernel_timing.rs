@@ -74,38 +74,67 @@ const TILE128: &[(&str, u32)] = &[
 /// register operands along M, pairs along N, a 16-deep K slice in 8-step unrolls, double buffered.
 const BEST128: &[(&str, u32)] = &[("DB", 1), ("VWK", 4), ("KWI", 8), ("NDIMB", 16), ("VWM", 1), ("VWN", 2)];
 
+/// The set's 128x128 tile (its SK = 0 twin): 16x16 work-items, 8x8 register blocks, double buffered.
+const SET128: &[(&str, u32)] = &[
+    ("MWG", 128),
+    ("NWG", 128),
+    ("KWG", 16),
+    ("MDIMC", 16),
+    ("NDIMC", 16),
+    ("MDIMA", 16),
+    ("NDIMB", 32),
+    ("KWI", 2),
+    ("VWM", 2),
+    ("VWN", 4),
+    ("VWK", 4),
+    ("STRM", 1),
+    ("STRN", 1),
+    ("SA", 1),
+    ("SB", 1),
+    ("DB", 1),
+];
+
 /// [`BEST128`] with swizzled local slices of the K-contiguous operand (A of a row-major NN call).
 const BEST128_SWZ: &[(&str, u32)] =
     &[("DB", 1), ("VWK", 4), ("KWI", 8), ("NDIMB", 16), ("VWM", 1), ("VWN", 2), ("SWZ", 1)];
 
-/// (label, family, base parameters, extra parameters, row-major M N K, B transposed).
-type Case = (&'static str, Family, &'static [(&'static str, u32)], &'static [(&'static str, u32)], [usize; 3], bool);
+/// Which row-major operands are stored transposed: NN neither, NT B (N x K), TN A (K x M).
+#[derive(Clone, Copy, PartialEq)]
+enum Op {
+    NN,
+    NT,
+    TN,
+}
+use Op::{NN, NT, TN};
+
+/// (label, family, base parameters, extra parameters, row-major M N K, operands transposed).
+type Case = (&'static str, Family, &'static [(&'static str, u32)], &'static [(&'static str, u32)], [usize; 3], Op);
 
 const CASES: &[Case] = &[
-    ("cpu panel NN 1024", Family::Panel, PANEL, &[], [1024, 1024, 1024], false),
-    ("cpu panel NT 1024", Family::Panel, PANEL, &[], [1024, 1024, 1024], true),
-    ("cpu panel NN 2048", Family::Panel, PANEL, &[], [2048, 2048, 2048], false),
-    ("cpu panel NN 2048 KC256", Family::Panel, PANEL, &[("KC", 256)], [2048, 2048, 2048], false),
-    ("cpu panel NN 2048 KC256 LN16", Family::Panel, PANEL, &[("KC", 256), ("LN", 16)], [2048, 2048, 2048], false),
-    ("cpu panel NN 1024 KC256", Family::Panel, PANEL, &[("KC", 256)], [1024, 1024, 1024], false),
-    ("cpu panel NN 1000x1023x999", Family::Panel, PANEL, &[], [1000, 1023, 999], false),
-    ("cpu panel NN 49x512x4608", Family::Panel, PANEL, &[], [49, 512, 4608], false),
-    ("gpu tile128 NN 4096", Family::Xgemm, TILE128, &[], [4096, 4096, 4096], false),
-    ("gpu tile128 NN 4096 DB", Family::Xgemm, TILE128, &[("DB", 1)], [4096, 4096, 4096], false),
-    ("gpu tile128 NN 4096 VWK4", Family::Xgemm, TILE128, &[("VWK", 4)], [4096, 4096, 4096], false),
-    ("gpu tile128 NN 4096 DB VWK4", Family::Xgemm, TILE128, &[("DB", 1), ("VWK", 4)], [4096, 4096, 4096], false),
-    ("gpu tile128 NN 4096 best", Family::Xgemm, TILE128, BEST128, [4096, 4096, 4096], false),
-    ("gpu tile128 NN 4096 best SWZ", Family::Xgemm, TILE128, BEST128_SWZ, [4096, 4096, 4096], false),
-    ("gpu tile128 NN 8192 best", Family::Xgemm, TILE128, BEST128, [8192, 8192, 8192], false),
-    ("gpu tile128 NN 8192 best SWZ", Family::Xgemm, TILE128, BEST128_SWZ, [8192, 8192, 8192], false),
-    ("gpu tile128 NN 8192 DB VWK4", Family::Xgemm, TILE128, &[("DB", 1), ("VWK", 4)], [8192, 8192, 8192], false),
+    ("cpu panel NN 1024", Family::Panel, PANEL, &[], [1024, 1024, 1024], NN),
+    ("cpu panel NT 1024", Family::Panel, PANEL, &[], [1024, 1024, 1024], NT),
+    ("cpu panel NN 2048", Family::Panel, PANEL, &[], [2048, 2048, 2048], NN),
+    ("cpu panel NN 2048 KC256", Family::Panel, PANEL, &[("KC", 256)], [2048, 2048, 2048], NN),
+    ("cpu panel NN 2048 KC256 LN16", Family::Panel, PANEL, &[("KC", 256), ("LN", 16)], [2048, 2048, 2048], NN),
+    ("cpu panel NN 1024 KC256", Family::Panel, PANEL, &[("KC", 256)], [1024, 1024, 1024], NN),
+    ("cpu panel NN 1000x1023x999", Family::Panel, PANEL, &[], [1000, 1023, 999], NN),
+    ("cpu panel NN 49x512x4608", Family::Panel, PANEL, &[], [49, 512, 4608], NN),
+    ("gpu tile128 NN 4096", Family::Xgemm, TILE128, &[], [4096, 4096, 4096], NN),
+    ("gpu tile128 NN 4096 DB", Family::Xgemm, TILE128, &[("DB", 1)], [4096, 4096, 4096], NN),
+    ("gpu tile128 NN 4096 VWK4", Family::Xgemm, TILE128, &[("VWK", 4)], [4096, 4096, 4096], NN),
+    ("gpu tile128 NN 4096 DB VWK4", Family::Xgemm, TILE128, &[("DB", 1), ("VWK", 4)], [4096, 4096, 4096], NN),
+    ("gpu tile128 NN 4096 best", Family::Xgemm, TILE128, BEST128, [4096, 4096, 4096], NN),
+    ("gpu tile128 NN 4096 best SWZ", Family::Xgemm, TILE128, BEST128_SWZ, [4096, 4096, 4096], NN),
+    ("gpu tile128 NN 8192 best", Family::Xgemm, TILE128, BEST128, [8192, 8192, 8192], NN),
+    ("gpu tile128 NN 8192 best SWZ", Family::Xgemm, TILE128, BEST128_SWZ, [8192, 8192, 8192], NN),
+    ("gpu tile128 NN 8192 DB VWK4", Family::Xgemm, TILE128, &[("DB", 1), ("VWK", 4)], [8192, 8192, 8192], NN),
     (
         "gpu tile128 NN 4096 DB VWK4 KWI8",
         Family::Xgemm,
         TILE128,
         &[("DB", 1), ("VWK", 4), ("KWI", 8)],
         [4096, 4096, 4096],
-        false,
+        NN,
     ),
     (
         "gpu tile128 NN 4096 DB VWK4 VWM2",
@@ -113,7 +142,7 @@ const CASES: &[Case] = &[
         TILE128,
         &[("DB", 1), ("VWK", 4), ("VWM", 2)],
         [4096, 4096, 4096],
-        false,
+        NN,
     ),
     (
         "gpu tile128 NN 4096 DB VWK4 VWM2 SWZ",
@@ -121,38 +150,38 @@ const CASES: &[Case] = &[
         TILE128,
         &[("DB", 1), ("VWK", 4), ("VWM", 2), ("SWZ", 1)],
         [4096, 4096, 4096],
-        false,
+        NN,
     ),
-    ("gpu tile128 NT 4096", Family::Xgemm, TILE128, &[], [4096, 4096, 4096], true),
-    ("gpu tile128 NT 4096 DB VWK4", Family::Xgemm, TILE128, &[("DB", 1), ("VWK", 4)], [4096, 4096, 4096], true),
-    ("gpu tile32 splitk 64x64x65536", Family::Xgemm, TILE32, &[], [64, 64, 65536], false),
-    ("gpu tile32 splitk 64x64x65536 KSPLIT32", Family::Xgemm, TILE32, &[("KSPLIT", 32)], [64, 64, 65536], false),
-    ("gpu tile32 splitk 16x16x100000", Family::Xgemm, TILE32, &[], [16, 16, 100000], false),
-    ("gpu tile32 splitk 16x16x100000 KSPLIT32", Family::Xgemm, TILE32, &[("KSPLIT", 32)], [16, 16, 100000], false),
-    ("tile64 NN 512", Family::Xgemm, TILE64, &[], [512, 512, 512], false),
-    ("tile64 NN 512 DB", Family::Xgemm, TILE64, &[("DB", 1)], [512, 512, 512], false),
-    ("tile64 NN 512 VWK4", Family::Xgemm, TILE64, &[("VWK", 4)], [512, 512, 512], false),
-    ("tile64 NN 512 DB VWK4", Family::Xgemm, TILE64, &[("DB", 1), ("VWK", 4)], [512, 512, 512], false),
-    ("tile64 NN 512 DB VWK4 SWZ", Family::Xgemm, TILE64, &[("DB", 1), ("VWK", 4), ("SWZ", 1)], [512, 512, 512], false),
-    ("tile64 NT 512", Family::Xgemm, TILE64, &[], [512, 512, 512], true),
-    ("tile64 NT 512 DB VWK4", Family::Xgemm, TILE64, &[("DB", 1), ("VWK", 4)], [512, 512, 512], true),
-    ("tile32 splitk 64x64x65536", Family::Xgemm, TILE32, &[], [64, 64, 65536], false),
-    ("tile32 splitk 64x64x65536 KSPLIT16", Family::Xgemm, TILE32, &[("KSPLIT", 16)], [64, 64, 65536], false),
-    ("tile32 splitk 16x16x100000", Family::Xgemm, TILE32, &[], [16, 16, 100000], false),
-    ("tile32 splitk 16x16x100000 KSPLIT32", Family::Xgemm, TILE32, &[("KSPLIT", 32)], [16, 16, 100000], false),
-    ("direct decode NN 1x4096x4096", Family::Direct, DIRECT, &[], [1, 4096, 4096], false),
-    ("direct decode NN 1x4096x4096 VWD4", Family::Direct, DIRECT_NARROW, &[("VWD", 4)], [1, 4096, 4096], false),
-    ("direct decode NT 1x4096x4096", Family::Direct, DIRECT, &[], [1, 4096, 4096], true),
-    ("direct decode NT 1x4096x4096 VWD4", Family::Direct, DIRECT_NARROW, &[("VWD", 4)], [1, 4096, 4096], true),
-    ("direct decode NN 8x4096x4096", Family::Direct, DIRECT8, &[], [8, 4096, 4096], false),
-    ("direct decode NN 8x4096x4096 VWD4", Family::Direct, DIRECT8_NARROW, &[("VWD", 4)], [8, 4096, 4096], false),
+    ("gpu tile128 NT 4096", Family::Xgemm, TILE128, &[], [4096, 4096, 4096], NT),
+    ("gpu tile128 NT 4096 DB VWK4", Family::Xgemm, TILE128, &[("DB", 1), ("VWK", 4)], [4096, 4096, 4096], NT),
+    ("gpu tile32 splitk 64x64x65536", Family::Xgemm, TILE32, &[], [64, 64, 65536], NN),
+    ("gpu tile32 splitk 64x64x65536 KSPLIT32", Family::Xgemm, TILE32, &[("KSPLIT", 32)], [64, 64, 65536], NN),
+    ("gpu tile32 splitk 16x16x100000", Family::Xgemm, TILE32, &[], [16, 16, 100000], NN),
+    ("gpu tile32 splitk 16x16x100000 KSPLIT32", Family::Xgemm, TILE32, &[("KSPLIT", 32)], [16, 16, 100000], NN),
+    ("tile64 NN 512", Family::Xgemm, TILE64, &[], [512, 512, 512], NN),
+    ("tile64 NN 512 DB", Family::Xgemm, TILE64, &[("DB", 1)], [512, 512, 512], NN),
+    ("tile64 NN 512 VWK4", Family::Xgemm, TILE64, &[("VWK", 4)], [512, 512, 512], NN),
+    ("tile64 NN 512 DB VWK4", Family::Xgemm, TILE64, &[("DB", 1), ("VWK", 4)], [512, 512, 512], NN),
+    ("tile64 NN 512 DB VWK4 SWZ", Family::Xgemm, TILE64, &[("DB", 1), ("VWK", 4), ("SWZ", 1)], [512, 512, 512], NN),
+    ("tile64 NT 512", Family::Xgemm, TILE64, &[], [512, 512, 512], NT),
+    ("tile64 NT 512 DB VWK4", Family::Xgemm, TILE64, &[("DB", 1), ("VWK", 4)], [512, 512, 512], NT),
+    ("tile32 splitk 64x64x65536", Family::Xgemm, TILE32, &[], [64, 64, 65536], NN),
+    ("tile32 splitk 64x64x65536 KSPLIT16", Family::Xgemm, TILE32, &[("KSPLIT", 16)], [64, 64, 65536], NN),
+    ("tile32 splitk 16x16x100000", Family::Xgemm, TILE32, &[], [16, 16, 100000], NN),
+    ("tile32 splitk 16x16x100000 KSPLIT32", Family::Xgemm, TILE32, &[("KSPLIT", 32)], [16, 16, 100000], NN),
+    ("direct decode NN 1x4096x4096", Family::Direct, DIRECT, &[], [1, 4096, 4096], NN),
+    ("direct decode NN 1x4096x4096 VWD4", Family::Direct, DIRECT_NARROW, &[("VWD", 4)], [1, 4096, 4096], NN),
+    ("direct decode NT 1x4096x4096", Family::Direct, DIRECT, &[], [1, 4096, 4096], NT),
+    ("direct decode NT 1x4096x4096 VWD4", Family::Direct, DIRECT_NARROW, &[("VWD", 4)], [1, 4096, 4096], NT),
+    ("direct decode NN 8x4096x4096", Family::Direct, DIRECT8, &[], [8, 4096, 4096], NN),
+    ("direct decode NN 8x4096x4096 VWD4", Family::Direct, DIRECT8_NARROW, &[("VWD", 4)], [8, 4096, 4096], NN),
     (
         "direct decode NN 8x4096x4096 VWD4 UKD2",
         Family::Direct,
         DIRECT8_NARROW,
         &[("VWD", 4), ("UKD", 2)],
         [8, 4096, 4096],
-        false,
+        NN,
     ),
     (
         "direct decode NN 8x4096x4096 VWD4 UKD4",
@@ -160,7 +189,7 @@ const CASES: &[Case] = &[
         DIRECT8_NARROW,
         &[("VWD", 4), ("UKD", 4)],
         [8, 4096, 4096],
-        false,
+        NN,
     ),
     (
         "direct decode NN 1x4096x4096 VWD4 UKD4",
@@ -168,8 +197,18 @@ const CASES: &[Case] = &[
         DIRECT_NARROW,
         &[("VWD", 4), ("UKD", 4)],
         [1, 4096, 4096],
-        false,
+        NN,
     ),
+    ("gpu large NN 4096 set DB1", Family::Xgemm, SET128, &[], [4096, 4096, 4096], NN),
+    ("gpu large TN 4096 set DB1", Family::Xgemm, SET128, &[], [4096, 4096, 4096], TN),
+    ("gpu large TN 4096 set DB3", Family::Xgemm, SET128, &[("DB", 3)], [4096, 4096, 4096], TN),
+    ("gpu large TN 4096 set DB4 KWG8 MDIMA32", Family::Xgemm, SET128, &[("DB", 4), ("KWG", 8), ("MDIMA", 32)], [4096, 4096, 4096], TN),
+    ("gpu large TN 4096 set DB3 KWI8", Family::Xgemm, SET128, &[("DB", 3), ("KWI", 8)], [4096, 4096, 4096], TN),
+    ("gpu large NN 4096 set DB3", Family::Xgemm, SET128, &[("DB", 3)], [4096, 4096, 4096], NN),
+    ("gpu large NN 8192 set DB1", Family::Xgemm, SET128, &[], [8192, 8192, 8192], NN),
+    ("gpu large TN 8192 set DB1", Family::Xgemm, SET128, &[], [8192, 8192, 8192], TN),
+    ("gpu large TN 8192 set DB3", Family::Xgemm, SET128, &[("DB", 3)], [8192, 8192, 8192], TN),
+    ("gpu large TN 8192 set DB3 KWI8", Family::Xgemm, SET128, &[("DB", 3), ("KWI", 8)], [8192, 8192, 8192], TN),
 ];
 
 /// The CPU kernel: 32 x 8 blocks of C in 16 vectors of 16 lanes, 8 blocks per work-group.
@@ -205,7 +244,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("{:<40} {:>10} {:>9} {:>9}  check", "case", "median ms", "GFLOP/s", "GB/s");
     let mut rng = StdRng::seed_from_u64(42);
     let mut failures = 0;
-    for &(label, family, base, extra, [m, n, k], b_trans) in CASES {
+    for &(label, family, base, extra, [m, n, k], op) in CASES {
         if !prefixes.is_empty() && !prefixes.iter().any(|p| label.starts_with(p.as_str())) {
             continue;
         }
@@ -213,10 +252,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             println!("{label:<40} (parameter not in this build)");
             continue;
         };
-        v.validate().map_err(|e| format!("{label}: {} {}", e.field, e.reason))?;
+        if let Err(e) = v.validate() {
+            println!("{label:<40} (invalid: {} {})", e.field, e.reason);
+            continue;
+        }
         let compiled = CompiledVariant::build(&engine, &v, Precision::F32)?;
-        let tb = if b_trans { Transpose::Yes } else { Transpose::No };
-        let spec = GemmSpec::new(Layout::RowMajor, Transpose::No, tb, m, n, k);
+        let flag = |yes: bool| if yes { Transpose::Yes } else { Transpose::No };
+        let spec = GemmSpec::new(Layout::RowMajor, flag(op == TN), flag(op == NT), m, n, k);
         let a: Vec<f32> = (0..m * k).map(|_| rng.gen_range(-1.0..1.0)).collect();
         let b: Vec<f32> = (0..k * n).map(|_| rng.gen_range(-1.0..1.0)).collect();
         let upload = |data: &[f32]| -> Result<Buffer<f32>, Box<dyn std::error::Error>> {
@@ -243,8 +285,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let (i, j) = (rng.gen_range(0..m), rng.gen_range(0..n));
             let (mut sum, mut mag) = (0.0f64, 0.0f64);
             for p in 0..k {
-                let bv = if b_trans { b[j * k + p] } else { b[p * n + j] };
-                let prod = a[i * k + p] as f64 * bv as f64;
+                let av = if op == TN { a[p * m + i] } else { a[i * k + p] };
+                let bv = if op == NT { b[j * k + p] } else { b[p * n + j] };
+                let prod = av as f64 * bv as f64;
                 sum += prod;
                 mag += prod.abs();
             }
