@@ -1,7 +1,10 @@
 """cuBLAS FP32 (TF32 off) through PyTorch on row-major NN GEMMs (NT with --transpose-b: B stored N x K,
 as a `Linear` layer's weights, multiplied as b.t()), timed as examples/peers.rs times
 fewfit: warm-up calls, then the median of N calls with the device synchronised after each (wall
-time), and the median of CUDA events around each call (device time).
+time), and the median of CUDA events around each call (device time). The events of the device time
+follow a spin kernel (torch.cuda._sleep) that keeps the stream busy while the host enqueues the
+call, so that they time the GPU's work and not PyTorch's launch path, as fewfit's OpenCL profiling
+events time its kernels only.
 
 Usage: python3 cublas.py [--shapes FILE] [--json OUT] [--repeats 20] [--warmup 3] [--max-flops F] [--transpose-b] [M N K ...]
 Shapes: 'M N K' lines of FILE (# comments), else triples on the command line, else lines on stdin.
@@ -16,6 +19,10 @@ import torch
 
 torch.backends.cuda.matmul.allow_tf32 = False
 torch.backends.cudnn.allow_tf32 = False
+
+# GPU clock cycles of the spin kernel before each timed call's events: about 100 µs at 2 GHz, longer
+# than PyTorch takes to enqueue the events and the GEMM.
+BUSY_CYCLES = 200_000
 
 
 def parse_shapes(lines):
@@ -38,14 +45,18 @@ def time_gemm(m, n, k, repeats, warmup, transpose_b=False):
         torch.matmul(a, b)
     torch.cuda.synchronize()
     wall, device = [], []
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     for _ in range(repeats):
         t = time.perf_counter()
+        torch.matmul(a, b)
+        torch.cuda.synchronize()
+        wall.append((time.perf_counter() - t) * 1e3)
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    for _ in range(repeats):
+        torch.cuda._sleep(BUSY_CYCLES)
         start.record()
         torch.matmul(a, b)
         end.record()
         torch.cuda.synchronize()
-        wall.append((time.perf_counter() - t) * 1e3)
         device.append(start.elapsed_time(end))
     return sorted(wall)[repeats // 2], min(wall), sorted(device)[repeats // 2]
 
