@@ -6,7 +6,8 @@ mod common;
 
 use common::*;
 use fewfit::codegen::Family;
-use fewfit::{chosen_variant, gemm, DefaultDevice, DeviceClass, Error, GemmSpec};
+use fewfit::{chosen_variant, gemm, DefaultDevice, DeviceClass, Error, GemmSpec, Selection};
+use rand::{rngs::StdRng, SeedableRng};
 
 #[test]
 fn a_named_class_replaces_the_detected_one() {
@@ -38,4 +39,14 @@ fn a_named_class_replaces_the_detected_one() {
         let got = download(&device, &c_buf, c.len());
         check(&spec, &got, &c, &reference(&spec, 0.5, &a, &b, 2.0, &c)).unwrap_or_else(|e| panic!("{picked}: {e}"));
     }
+    // The gpu tree and the launches it makes (splits of K, stream-K, the direct kernel) on problems
+    // no list in this repo names.
+    let mut rng = StdRng::seed_from_u64(20261129);
+    let failures: Vec<String> = (0..24)
+        .filter_map(|case| {
+            let (spec, alpha, beta) = random_problem(&mut rng, 200.0, 1000.0);
+            run_case::<f32>(&device, Selection::Auto, spec, alpha, beta, case).err()
+        })
+        .collect();
+    assert!(failures.is_empty(), "{} of 24 random problems failed:\n{}", failures.len(), failures.join("\n"));
 }

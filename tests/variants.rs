@@ -4,7 +4,8 @@
 mod common;
 
 use common::*;
-use fewfit::{gemm_no_event, gemm_with, DefaultDevice, GemmSpec, Layout, Selection, Transpose, VariantId};
+use fewfit::{gemm_no_event, gemm_with, GemmSpec, Layout, Selection, Transpose, VariantId};
+use rand::{rngs::StdRng, SeedableRng};
 
 const LAYOUTS: [Layout; 2] = [Layout::RowMajor, Layout::ColumnMajor];
 const TRANSPOSES: [(Transpose, Transpose); 4] = [
@@ -32,41 +33,11 @@ const SHAPES: [(usize, usize, usize); 14] = [
     (1, 130, 65),
 ];
 
-/// Runs one GEMM with a forced variant and checks it; `padded` adds 3 to every leading dimension
-/// and offsets of 5, 7 and 11 elements.
-fn run_case<T: TestElement>(
-    device: &DefaultDevice,
-    id: VariantId,
-    spec: GemmSpec,
-    alpha: T,
-    beta: T,
-    seed: u64,
-) -> Result<(), String> {
-    let a = random::<T>(buffer_len(spec.a_dims(), spec.a_offset, spec.lda, 3), seed);
-    let b = random::<T>(buffer_len(spec.b_dims(), spec.b_offset, spec.ldb, 3), seed + 1);
-    let mut c0 = random::<T>(buffer_len(spec.c_dims(), spec.c_offset, spec.ldc, 3), seed + 2);
-    if beta == T::ZERO {
-        // Poison C: a kernel that reads C when beta = 0, or leaves an element unwritten, fails.
-        for i in 0..spec.m {
-            for j in 0..spec.n {
-                c0[c_index(&spec, i, j)] = T::from_f64(f64::NAN);
-            }
-        }
-    }
-    let expected = reference(&spec, alpha, &a, &b, beta, &c0);
-    let (a_buf, b_buf) = (upload(device, &a), upload(device, &b));
-    let mut c_buf = upload(device, &c0);
-    let event = gemm_with(&device.queue, &spec, alpha, &a_buf, &b_buf, beta, &mut c_buf, &[], Selection::Forced(id))
-        .map_err(|e| format!("{id} {spec:?}: {e}"))?;
-    event.wait().map_err(|e| e.to_string())?;
-    let got = download(device, &c_buf, c0.len());
-    check(&spec, &got, &c0, &expected).map_err(|e| format!("variant {id}: {e}"))
-}
-
+/// `padded`: see [`with_padding`].
 fn spec(layout: Layout, (ta, tb): (Transpose, Transpose), (m, n, k): (usize, usize, usize), padded: bool) -> GemmSpec {
     let spec = GemmSpec::new(layout, ta, tb, m, n, k);
     if padded {
-        spec.with_ld(spec.lda + 3, spec.ldb + 3, spec.ldc + 3).with_offsets(5, 7, 11)
+        with_padding(spec)
     } else {
         spec
     }
@@ -84,7 +55,8 @@ fn all_cases<T: TestElement>(shapes: &[(usize, usize, usize)]) {
                     let (alpha, beta) =
                         if s % 3 == 0 { (T::from_f64(1.0), T::ZERO) } else { (T::from_f64(2.3), T::from_f64(-0.7)) };
                     runs += 1;
-                    if let Err(e) = run_case(device, id, spec(layout, trans, shape, padded), alpha, beta, runs) {
+                    let case = spec(layout, trans, shape, padded);
+                    if let Err(e) = run_case(device, Selection::Forced(id), case, alpha, beta, runs) {
                         failures.push(e);
                     }
                 }
@@ -124,7 +96,7 @@ fn every_variant_handles_both_paddings_on_large_shapes() {
         for shape in [(257, 263, 130), (517, 1031, 33), (6, 10, 40000)] {
             for padded in [false, true] {
                 let s = spec(Layout::RowMajor, (Transpose::No, Transpose::No), shape, padded);
-                run_case::<f32>(device, id, s, 1.5, 0.5, 99).unwrap();
+                run_case::<f32>(device, Selection::Forced(id), s, 1.5, 0.5, 99).unwrap();
             }
         }
     }
@@ -134,10 +106,24 @@ fn every_variant_handles_both_paddings_on_large_shapes() {
 fn automatic_selection_matches_the_reference() {
     let Some(device) = device() else { return };
     for (m, n, k) in [(1, 512, 256), (8, 300, 128), (300, 8, 128), (96, 96, 96), (513, 257, 64)] {
-        let spec = GemmSpec::row_major(m, n, k);
-        let chosen = fewfit::chosen_variant::<f32>(&device.queue, &spec).unwrap();
-        run_case::<f32>(device, chosen, spec, 1.0, 0.0, 7).unwrap();
+        run_case::<f32>(device, Selection::Auto, GemmSpec::row_major(m, n, k), 1.0, 0.0, 7).unwrap();
     }
+}
+
+/// Problems no list in this repo names ([`random_problem`]), each through the tree and the launch
+/// it makes for that shape (splits of K, stream-K), against the reference.
+#[test]
+fn automatic_selection_matches_the_reference_on_random_problems() {
+    let Some(device) = device() else { return };
+    let mut rng = StdRng::seed_from_u64(20261129);
+    let cases = 64;
+    let failures: Vec<String> = (0..cases)
+        .filter_map(|case| {
+            let (spec, alpha, beta) = random_problem(&mut rng, 300.0, 2000.0);
+            run_case::<f32>(device, Selection::Auto, spec, alpha, beta, case).err()
+        })
+        .collect();
+    assert!(failures.is_empty(), "{} of {cases} cases failed:\n{}", failures.len(), failures.join("\n"));
 }
 
 #[test]

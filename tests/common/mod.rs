@@ -2,7 +2,7 @@
 //! dimensions; seeded random data; per-precision tolerances; device buffers on the default device.
 #![allow(dead_code)]
 
-use fewfit::{DefaultDevice, Element, GemmSpec, Layout, Transpose};
+use fewfit::{gemm_with, DefaultDevice, Element, GemmSpec, Layout, Selection, Transpose};
 use opencl3::memory::{Buffer, CL_MEM_READ_WRITE};
 use opencl3::types::CL_BLOCKING;
 use rand::{rngs::StdRng, Rng, SeedableRng};
@@ -161,4 +161,54 @@ pub fn check<T: TestElement>(
         }
     }
     Ok(())
+}
+
+/// `spec` with 3 added to every leading dimension and offsets of 5, 7 and 11 elements.
+pub fn with_padding(spec: GemmSpec) -> GemmSpec {
+    spec.with_ld(spec.lda + 3, spec.ldb + 3, spec.ldc + 3).with_offsets(5, 7, 11)
+}
+
+/// A problem no list in this repo names: M and N log-uniform from 1 to `most_mn`, K from 1 to
+/// `most_k`; a random layout and transpose pair; half padded ([`with_padding`]); half with
+/// alpha = 1 and beta = 0, half with random scalars.
+pub fn random_problem(rng: &mut StdRng, most_mn: f64, most_k: f64) -> (GemmSpec, f32, f32) {
+    let mut dim = |most: f64| 2f64.powf(rng.gen_range(0.0..most.log2())).round() as usize;
+    let (m, n, k) = (dim(most_mn), dim(most_mn), dim(most_k));
+    let layout = if rng.gen_bool(0.5) { Layout::RowMajor } else { Layout::ColumnMajor };
+    let transpose = |yes: bool| if yes { Transpose::Yes } else { Transpose::No };
+    let spec = GemmSpec::new(layout, transpose(rng.gen_bool(0.5)), transpose(rng.gen_bool(0.5)), m, n, k);
+    let spec = if rng.gen_bool(0.5) { with_padding(spec) } else { spec };
+    let (alpha, beta) =
+        if rng.gen_bool(0.5) { (1.0, 0.0) } else { (rng.gen_range(-2.0..2.0), rng.gen_range(-2.0..2.0)) };
+    (spec, alpha, beta)
+}
+
+/// Runs one GEMM, its variant forced or chosen by the tree, and checks it.
+pub fn run_case<T: TestElement>(
+    device: &DefaultDevice,
+    selection: Selection,
+    spec: GemmSpec,
+    alpha: T,
+    beta: T,
+    seed: u64,
+) -> Result<(), String> {
+    let a = random::<T>(buffer_len(spec.a_dims(), spec.a_offset, spec.lda, 3), seed);
+    let b = random::<T>(buffer_len(spec.b_dims(), spec.b_offset, spec.ldb, 3), seed + 1);
+    let mut c0 = random::<T>(buffer_len(spec.c_dims(), spec.c_offset, spec.ldc, 3), seed + 2);
+    if beta == T::ZERO {
+        // Poison C: a kernel that reads C when beta = 0, or leaves an element unwritten, fails.
+        for i in 0..spec.m {
+            for j in 0..spec.n {
+                c0[c_index(&spec, i, j)] = T::from_f64(f64::NAN);
+            }
+        }
+    }
+    let expected = reference(&spec, alpha, &a, &b, beta, &c0);
+    let (a_buf, b_buf) = (upload(device, &a), upload(device, &b));
+    let mut c_buf = upload(device, &c0);
+    let event = gemm_with(&device.queue, &spec, alpha, &a_buf, &b_buf, beta, &mut c_buf, &[], selection)
+        .map_err(|e| format!("{selection:?} {spec:?}: {e}"))?;
+    event.wait().map_err(|e| e.to_string())?;
+    let got = download(device, &c_buf, c0.len());
+    check(&spec, &got, &c0, &expected).map_err(|e| format!("{selection:?} {spec:?}: {e}"))
 }
