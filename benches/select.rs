@@ -36,7 +36,7 @@ fn bench(c: &mut Criterion) {
         group.bench_function(format!("interpreter/{class}"), |b| {
             b.iter(|| {
                 for &(m, n, k) in &shapes {
-                    black_box(tree.decide(&ShapeFeatures::new(black_box(m), n, k)).leaf);
+                    black_box(tree.variant(&ShapeFeatures::new(black_box(m), n, k)));
                 }
             })
         });

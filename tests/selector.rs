@@ -97,6 +97,7 @@ fn generated_selectors_match_the_interpreter() {
             assert!(reachable.contains(&generated), "class {class}: {generated} is not in `reachable`");
             let interpreted = tree.decide(&f);
             assert_eq!(generated.info().id, interpreted.variant(), "class {class}, {f:?}");
+            assert_eq!(tree.variant(&f), interpreted.variant(), "class {class}, {f:?}");
             let e = explain(class, f);
             assert_eq!(e.variant, generated);
             assert_eq!(e.path, interpreted.path);

@@ -142,6 +142,21 @@ impl Tree {
         }
     }
 
+    /// The variant a shape goes to: the walk of [`Tree::decide`] without its record of the path
+    /// and the leaf's number.
+    pub fn variant(&self, f: &ShapeFeatures) -> &str {
+        let mut node = &self.root;
+        loop {
+            match node {
+                Node::Leaf { variant, .. } => return variant,
+                Node::Split { feature, threshold, le, gt, .. } => {
+                    let value = f.get(feature).expect("features are checked when the tree is parsed");
+                    node = if value <= *threshold { le } else { gt };
+                }
+            }
+        }
+    }
+
     /// The variant ids of the leaves, depth-first.
     pub fn leaf_variants(&self) -> Vec<&str> {
         let mut out = Vec::new();

@@ -168,7 +168,7 @@ pub fn evaluate(matrix: &Matrix, rows: Option<&[usize]>, shipped: &Shipped) -> R
         let tree = shipped
             .tree_for(class)
             .ok_or_else(|| Error::Data(format!("no selector tree for device class `{class}` and no `default` tree")))?;
-        let pick = tree.decide(&matrix.kernel_features(row)).variant().to_string();
+        let pick = tree.variant(&matrix.kernel_features(row)).to_string();
         let time = column(&pick).map_or(f64::INFINITY, |v| matrix.time[row][v]);
         let measured = column(&pick).is_some_and(|v| matrix.recorded[row][v]);
         let best = shipped_columns.iter().map(|&v| matrix.time[row][v]).fold(f64::INFINITY, f64::min);

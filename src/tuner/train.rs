@@ -423,7 +423,7 @@ fn failed_where_class_never_ran(matrix: &Matrix) -> Matrix {
 /// The configuration a tree picks for a problem's features, as a column index (`None` when the
 /// leaf names a configuration that is not among `selected`).
 pub fn pick(matrix: &Matrix, tree: &Tree, features: &ShapeFeatures, selected: &[usize]) -> Option<usize> {
-    let id = tree.decide(features).variant().to_string();
+    let id = tree.variant(features);
     selected.iter().copied().find(|&v| matrix.configs[v].id() == id)
 }
 
