@@ -153,7 +153,7 @@ fn build(device: &DefaultDevice, v: &Variant, precision: Precision) -> Option<Co
     }
 }
 
-/// Runs one GEMM on a built variant and checks C (and that nothing outside C changed).
+/// Runs one GEMM on a built variant and checks it ([`check_call`]).
 fn run_case<T: TestElement>(
     device: &DefaultDevice,
     variant: &CompiledVariant,
@@ -162,25 +162,9 @@ fn run_case<T: TestElement>(
     beta: T,
     seed: u64,
 ) -> Result<(), String> {
-    let a = random::<T>(buffer_len(spec.a_dims(), spec.a_offset, spec.lda, 3), seed);
-    let b = random::<T>(buffer_len(spec.b_dims(), spec.b_offset, spec.ldb, 3), seed + 1);
-    let mut c0 = random::<T>(buffer_len(spec.c_dims(), spec.c_offset, spec.ldc, 3), seed + 2);
-    if beta == T::ZERO {
-        for i in 0..spec.m {
-            for j in 0..spec.n {
-                c0[c_index(spec, i, j)] = T::from_f64(f64::NAN);
-            }
-        }
-    }
-    let expected = reference(spec, alpha, &a, &b, beta, &c0);
-    let (a_buf, b_buf) = (upload(device, &a), upload(device, &b));
-    let mut c_buf = upload(device, &c0);
-    let event = variant
-        .enqueue_gemm(&device.queue, spec, alpha, &a_buf, &b_buf, beta, &mut c_buf, &[])
-        .map_err(|e| format!("{} {spec:?}: {e}", variant.id()))?;
-    event.wait().map_err(|e| e.to_string())?;
-    let got = download(device, &c_buf, c0.len());
-    check(spec, &got, &c0, &expected).map_err(|e| format!("variant {}: {e}", variant.id()))
+    check_call(device, spec, (alpha, beta), seed, variant.id(), |a, b, c| {
+        variant.enqueue_gemm(&device.queue, spec, alpha, a, b, beta, c, &[])
+    })
 }
 
 fn all_cases<T: TestElement>(shapes: &[(usize, usize, usize)]) {

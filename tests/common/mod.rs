@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 use fewfit::{gemm_with, DefaultDevice, Element, GemmSpec, Layout, Selection, Transpose};
+use opencl3::event::Event;
 use opencl3::memory::{Buffer, CL_MEM_READ_WRITE};
 use opencl3::types::CL_BLOCKING;
 use rand::{rngs::StdRng, Rng, SeedableRng};
@@ -183,7 +184,37 @@ pub fn random_problem(rng: &mut StdRng, most_mn: f64, most_k: f64) -> (GemmSpec,
     (spec, alpha, beta)
 }
 
-/// Runs one GEMM, its variant forced or chosen by the tree, and checks it.
+/// Runs one GEMM through `call` on random A, B and C (C poisoned with NaN where beta = 0, so that a
+/// kernel that reads C then, or leaves an element unwritten, fails) and checks C, and that nothing
+/// outside it changed, against the reference; `label` names the call in errors.
+pub fn check_call<T: TestElement>(
+    device: &DefaultDevice,
+    spec: &GemmSpec,
+    (alpha, beta): (T, T),
+    seed: u64,
+    label: &str,
+    call: impl FnOnce(&Buffer<T>, &Buffer<T>, &mut Buffer<T>) -> fewfit::Result<Event>,
+) -> Result<(), String> {
+    let a = random::<T>(buffer_len(spec.a_dims(), spec.a_offset, spec.lda, 3), seed);
+    let b = random::<T>(buffer_len(spec.b_dims(), spec.b_offset, spec.ldb, 3), seed + 1);
+    let mut c0 = random::<T>(buffer_len(spec.c_dims(), spec.c_offset, spec.ldc, 3), seed + 2);
+    if beta == T::ZERO {
+        for i in 0..spec.m {
+            for j in 0..spec.n {
+                c0[c_index(spec, i, j)] = T::from_f64(f64::NAN);
+            }
+        }
+    }
+    let expected = reference(spec, alpha, &a, &b, beta, &c0);
+    let (a_buf, b_buf) = (upload(device, &a), upload(device, &b));
+    let mut c_buf = upload(device, &c0);
+    let event = call(&a_buf, &b_buf, &mut c_buf).map_err(|e| format!("{label} {spec:?}: {e}"))?;
+    event.wait().map_err(|e| e.to_string())?;
+    let got = download(device, &c_buf, c0.len());
+    check(spec, &got, &c0, &expected).map_err(|e| format!("{label} {spec:?}: {e}"))
+}
+
+/// Runs one GEMM, its variant forced or chosen by the tree, and checks it ([`check_call`]).
 pub fn run_case<T: TestElement>(
     device: &DefaultDevice,
     selection: Selection,
@@ -192,23 +223,7 @@ pub fn run_case<T: TestElement>(
     beta: T,
     seed: u64,
 ) -> Result<(), String> {
-    let a = random::<T>(buffer_len(spec.a_dims(), spec.a_offset, spec.lda, 3), seed);
-    let b = random::<T>(buffer_len(spec.b_dims(), spec.b_offset, spec.ldb, 3), seed + 1);
-    let mut c0 = random::<T>(buffer_len(spec.c_dims(), spec.c_offset, spec.ldc, 3), seed + 2);
-    if beta == T::ZERO {
-        // Poison C: a kernel that reads C when beta = 0, or leaves an element unwritten, fails.
-        for i in 0..spec.m {
-            for j in 0..spec.n {
-                c0[c_index(&spec, i, j)] = T::from_f64(f64::NAN);
-            }
-        }
-    }
-    let expected = reference(&spec, alpha, &a, &b, beta, &c0);
-    let (a_buf, b_buf) = (upload(device, &a), upload(device, &b));
-    let mut c_buf = upload(device, &c0);
-    let event = gemm_with(&device.queue, &spec, alpha, &a_buf, &b_buf, beta, &mut c_buf, &[], selection)
-        .map_err(|e| format!("{selection:?} {spec:?}: {e}"))?;
-    event.wait().map_err(|e| e.to_string())?;
-    let got = download(device, &c_buf, c0.len());
-    check(&spec, &got, &c0, &expected).map_err(|e| format!("{selection:?} {spec:?}: {e}"))
+    check_call(device, &spec, (alpha, beta), seed, &format!("{selection:?}"), |a, b, c| {
+        gemm_with(&device.queue, &spec, alpha, a, b, beta, c, &[], selection)
+    })
 }
