@@ -6,7 +6,7 @@ mod common;
 
 use common::*;
 use fewfit::codegen::Family;
-use fewfit::{chosen_variant, gemm, DefaultDevice, DeviceClass, Error, GemmSpec, Selection};
+use fewfit::{chosen_variant, DefaultDevice, DeviceClass, Error, GemmSpec, Selection};
 use rand::{rngs::StdRng, SeedableRng};
 
 #[test]
@@ -33,11 +33,7 @@ fn a_named_class_replaces_the_detected_one() {
         let spec = GemmSpec::row_major(m, n, k);
         let picked = chosen_variant::<f32>(&device.queue, &spec).unwrap();
         assert_ne!(picked.info().family, Family::Panel, "the gpu tree named a CPU kernel for {m}x{n}x{k}");
-        let (a, b, c) = (random::<f32>(m * k, seed), random::<f32>(k * n, seed + 10), random::<f32>(m * n, seed + 20));
-        let (a_buf, b_buf, mut c_buf) = (upload(&device, &a), upload(&device, &b), upload(&device, &c));
-        gemm(&device.queue, &spec, 0.5f32, &a_buf, &b_buf, 2.0, &mut c_buf, &[]).unwrap().wait().unwrap();
-        let got = download(&device, &c_buf, c.len());
-        check(&spec, &got, &c, &reference(&spec, 0.5, &a, &b, 2.0, &c)).unwrap_or_else(|e| panic!("{picked}: {e}"));
+        run_case(&device, Selection::Auto, spec, 0.5f32, 2.0, seed).unwrap_or_else(|e| panic!("{picked}: {e}"));
     }
     // The gpu tree and the launches it makes (splits of K, stream-K, the direct kernel) on problems
     // no list in this repo names.
