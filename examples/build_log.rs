@@ -2,16 +2,18 @@
 //! there (so DB = 3 / 4 build their cp.async path on NVIDIA) plus extra ones, and prints
 //! the compiler's log: on NVIDIA, `-cl-nv-verbose` makes it report registers per thread, spills and
 //! shared memory, the facts that bound occupancy. Builds the shipped set, or with `--from DATASET`
-//! (repeatable) every distinct fewfit variant of those datasets, or with `--source FILE` (repeatable)
-//! those OpenCL sources as they are; `--dump DIR` also writes each rendered variant to DIR/ID.cl.
+//! (repeatable) every distinct fewfit variant of those datasets, or with `--variant ID` (repeatable)
+//! the variants those ids name, or with `--source FILE` (repeatable) those OpenCL sources as they
+//! are; `--dump DIR` also writes each rendered variant to DIR/ID.cl, and `--binaries DIR` each built
+//! program's binary to DIR/NAME.bin (on NVIDIA the PTX, which `ptxas -v` and `cuobjdump -sass` read).
 //! Each build's outcome is printed before the next starts, so a compiler that aborts the process
 //! (PoCL 5.0 on some barrier shapes) is caught at the variant that follows the last line.
 //!
-//! `cargo run --release --features tune --example build_log -- [--from DATASET]... [--source FILE]...
-//! [--dump DIR] -cl-nv-verbose`
+//! `cargo run --release --features tune --example build_log -- [--from DATASET]... [--variant ID]...
+//! [--source FILE]... [--dump DIR] [--binaries DIR] -cl-nv-verbose`
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use fewfit::codegen::render::render;
 use fewfit::codegen::Variant;
@@ -22,18 +24,29 @@ use opencl3::program::Program;
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut datasets = Vec::new();
     let mut sources = Vec::new();
+    let mut ids = Vec::new();
     let mut dump = None;
+    let mut binaries = None;
     let mut extra = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--from" => datasets.push(PathBuf::from(args.next().ok_or("--from needs a dataset")?)),
             "--source" => sources.push(PathBuf::from(args.next().ok_or("--source needs a file")?)),
+            "--variant" => ids.push(args.next().ok_or("--variant needs an id")?),
             "--dump" => dump = Some(PathBuf::from(args.next().ok_or("--dump needs a folder")?)),
+            "--binaries" => binaries = Some(PathBuf::from(args.next().ok_or("--binaries needs a folder")?)),
             _ => extra.push(arg),
         }
     }
-    let variants: Vec<Variant> = if !sources.is_empty() {
+    let variants: Vec<Variant> = if !ids.is_empty() {
+        let parse = |id: &String| {
+            let variant = Variant::from_id(id).ok_or_else(|| format!("`{id}` is not a variant id"))?;
+            variant.validate().map_err(|e| format!("{id}: {} {}", e.field, e.reason))?;
+            Ok::<_, String>(variant)
+        };
+        ids.iter().map(parse).collect::<Result<_, _>>()?
+    } else if !sources.is_empty() {
         Vec::new()
     } else if datasets.is_empty() {
         VariantId::ALL.iter().map(|id| id.variant()).collect()
@@ -65,6 +78,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let log = program.get_build_log(device.context.devices()[0])?;
         println!("== {name} ({})", if built.is_ok() { "built" } else { "FAILED" });
         println!("{}", log.trim());
+        if let (Some(dir), true) = (&binaries, built.is_ok()) {
+            std::fs::create_dir_all(dir)?;
+            let file_name = Path::new(&name).file_name().map_or(name.clone(), |f| f.to_string_lossy().into_owned());
+            for binary in program.get_binaries()? {
+                std::fs::write(dir.join(format!("{file_name}.bin")), binary)?;
+            }
+        }
     }
     Ok(())
 }

@@ -193,6 +193,22 @@ inline void land_{{ name }}(__local real* lm, const real* r, const int along_out
 }
 {% endif %}{%- endmacro stage %}
 
+{# xgemm's fragments of step `kk` of the local slices a_sl and b_sl (columns swizzled when `swz`), into
+   av[slot] and bp[slot], for register prefetch (RP = 1): statements indented by `pad`. #}
+{% macro fragments(slot, kk, swz, pad) -%}
+{% if swz == 1 %}{{ pad }}const int a_swizzle = a_along_m ? 0 : SWIZZLE_a({{ kk }});
+{{ pad }}const int b_swizzle = b_along_n ? 0 : SWIZZLE_b({{ kk }});
+{% endif %}{{ pad }}#pragma unroll
+{{ pad }}for (int mv = 0; mv < MWI / VWM; mv++) {
+{{ pad }}    av[{{ slot }}][mv] = LLOADM(a_sl + ({{ kk }}) * MWG + (ROW_OF(tm, mv * VWM){% if swz == 1 %} ^ a_swizzle{% endif %}));
+{{ pad }}}
+{{ pad }}#pragma unroll
+{{ pad }}for (int nv = 0; nv < NWI / VWN; nv++) {
+{{ pad }}    const realN v = LLOADN(b_sl + ({{ kk }}) * NWG + (COL_OF(tn, nv * VWN){% if swz == 1 %} ^ b_swizzle{% endif %}));
+{{ pad }}    UNPACKN(bp[{{ slot }}], nv * VWN, v)
+{{ pad }}}
+{%- endmacro fragments %}
+
 {% macro scale_kernel() -%}
 // C = beta * C over an M x N block of C (beta = 0 writes zeros, even over NaN): the whole GEMM when
 // alpha = 0 or K = 0, where A and B are not read, and the first step of a split-K GEMM. Dimension 2

@@ -232,7 +232,35 @@ inline void xgemm_body(const int M, const int N, const int K, {% if SK != 0 %}co
         store_b(blm, rb, b_along_n, tid);
         const __local real* b_sl = blm;
 {% endif %}{% if SA == 1 or SB == 1 %}        barrier(CLK_LOCAL_MEM_FENCE);
-{% endif %}{% endif %}
+{% endif %}{% endif %}{% if RP != 0 %}{% if RP == 2 %}        // RP = 2: register prefetch only where both operands are contiguous along K (row-major NT).
+        if (!a_along_m && !b_along_n) {
+{% endif %}
+        // Register prefetch: step kk + 1's fragments are read from the local slices before step kk's
+        // products, so that the reads' latency hides behind the FMAs whatever the compiler schedules.
+        realM av[2][MWI / VWM];
+        real bp[2][NWI];
+        {
+{{ macros::fragments(slot="0", kk="0", swz=SWZ, pad="            ") }}
+        }
+        #pragma unroll
+        for (int kk = 0; kk < KWG; kk++) {
+{% if DB == 2 %}            if (kk == KWG / 2 && more) {
+                store_a(alm + (buf ^ 1) * SLICE_a, ra, a_along_m, tid);
+                load_b(rb, B, ldb, b_along_n, b_aligned, N, ke, n0, k0 + KWG, tid);
+            }
+{% endif %}            if (kk + 1 < KWG) {
+{{ macros::fragments(slot="(kk + 1) % 2", kk="kk + 1", swz=SWZ, pad="                ") }}
+            }
+            #pragma unroll
+            for (int mv = 0; mv < MWI / VWM; mv++) {
+                #pragma unroll
+                for (int ni = 0; ni < NWI; ni++) {
+                    acc[mv][ni] = fma(av[kk % 2][mv], (realM)(bp[kk % 2][ni]), acc[mv][ni]);
+                }
+            }
+        }
+{% if RP == 2 %}        } else {
+{% endif %}{% endif %}{% if RP != 1 %}
         #pragma unroll
         for (int kw = 0; kw < KWG; kw += KWI) {
 {% if DB == 2 %}            if (kw == KWG / 2 && more) {
@@ -321,7 +349,8 @@ inline void xgemm_body(const int M, const int N, const int K, {% if SK != 0 %}co
                 }
             }
         }
-{% if DB == 3 or DB == 4 %}        buf = (buf + 1) % DB_BUFFERS;
+{% if RP == 2 %}        }
+{% endif %}{% endif %}{% if DB == 3 or DB == 4 %}        buf = (buf + 1) % DB_BUFFERS;
 {% elif DB == 5 %}        if (more) {
             land_a(alm + (buf ^ 1) * SLICE_a, ra, a_along_m, tid);
             land_b(blm + (buf ^ 1) * SLICE_b, rb, b_along_n, tid);

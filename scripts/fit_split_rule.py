@@ -27,7 +27,7 @@ import math
 
 SPLITS = (1, 2, 4, 8, 16)
 # src/codegen/params.rs, Family::neutral_defaults (xgemm)
-NEUTRAL = {'VWK': 1, 'DB': 0, 'SWZ': 0, 'SK': 0}
+NEUTRAL = {'VWK': 1, 'DB': 0, 'SWZ': 0, 'SK': 0, 'RP': 0}
 
 
 def splits_for(tile, m, n, k, cu, groups_per_unit, c_per_unit, min_depth, depth_per_group):

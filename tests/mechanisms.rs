@@ -1,7 +1,8 @@
 //! Kernel mechanisms that the shipped set may not exercise everywhere, on variants built at run time
 //! (`CompiledVariant::build`): double buffering (DB, including copies straight into local memory,
 //! of both operands or only those contiguous along M / N),
-//! vector loads along K (VWK), split-K with atomic adds (KSPLIT, fixed or chosen per launch), vector
+//! vector loads along K (VWK), register prefetch of the next step's fragments (RP), split-K with
+//! atomic adds (KSPLIT, fixed or chosen per launch), stream-K (SK), vector
 //! loads in the direct kernel (VWD), and the CPU register-blocked kernel (panel, with A's slices
 //! copied into local memory or not). Each is checked against the f64
 //! reference over both layouts, all four transpose pairs, edge shapes, tight and padded leading
@@ -63,6 +64,7 @@ fn xgemm(extra: &[(&str, u32)]) -> Variant {
             ("KSPLIT", 1),
             ("SWZ", 0),
             ("SK", 0),
+            ("RP", 0),
         ],
     );
     v.params.extend(extra.iter().map(|&(k, x)| (k.to_string(), x)));
@@ -117,6 +119,12 @@ fn variants() -> Vec<Variant> {
         // split between them added into C.
         xgemm(&[("SK", 1), ("DB", 1), ("VWK", 4)]),
         xgemm(&[("SK", 4), ("DB", 3), ("VWM", 1)]),
+        // Register prefetch of the next step's fragments: single buffered, with the halfway store
+        // of DB = 2 and swizzled slices, and (RP = 2) only in the entry point whose operands are
+        // both contiguous along K, in a stream-K program.
+        xgemm(&[("RP", 1)]),
+        xgemm(&[("RP", 1), ("DB", 2), ("KWG", 32), ("KWI", 8), ("VWK", 2), ("SWZ", 1)]),
+        xgemm(&[("RP", 2), ("SK", 1), ("DB", 1), ("VWK", 4), ("STRM", 1), ("STRN", 1)]),
         direct(1, 1, 4, 16, 4, 1),
         direct(2, 2, 8, 8, 2, 1),
         direct(4, 1, 2, 32, 8, 1),

@@ -52,7 +52,7 @@ impl Family {
     /// kernel as it was before them: a record or space file that omits one means this value.
     pub fn neutral_defaults(self) -> &'static [(&'static str, u32)] {
         match self {
-            Family::Xgemm => &[("VWK", 1), ("DB", 0), ("KSPLIT", 1), ("SWZ", 0), ("SK", 0)],
+            Family::Xgemm => &[("VWK", 1), ("DB", 0), ("KSPLIT", 1), ("SWZ", 0), ("SK", 0), ("RP", 0)],
             Family::Direct => &[("VWD", 1), ("UKD", 1), ("RBR", 0)],
             Family::Panel => &[("PA", 0)],
         }
@@ -169,6 +169,11 @@ const XGEMM_PARAMS: &[ParamSpec] = &[
         meaning: "stream-K: 0: off (one work-group per tile); n: where one work-group per tile would leave the last of its waves of n per compute unit mostly idle, n work-groups per compute unit share the tiles' KWG-deep steps of K evenly, a tile split between work-groups added into C as split-K does",
         allowed: &[0, 1, 2, 4],
     },
+    ParamSpec {
+        name: "RP",
+        meaning: "register prefetch (both operands staged, DB 0, 1, 2 or 5): each step of K's register fragments are read from the local slices one step ahead, before the products of the step before; 0: never (the compiler schedules those reads), 1: always, 2: only where both operands are contiguous along K (row-major NT, whose two slices are transposed on the store)",
+        allowed: &[0, 1, 2],
+    },
 ];
 
 const XGEMM_CONSTRAINTS: &[Constraint] = &[
@@ -208,6 +213,10 @@ const XGEMM_CONSTRAINTS: &[Constraint] = &[
     Constraint {
         name: "buffers(DB)*(SA*slice(MWG)+SB*slice(NWG))*4 <= 49152 (slice: KWG rows, padded with DB = 3 / 4)",
         holds: |p| xgemm_local_elems(p, 4) * 4 <= LOCAL_MEM_TARGET,
+    },
+    Constraint {
+        name: "RP == 0 || (SA + SB == 2 && DB != 3 && DB != 4)",
+        holds: |p| p("RP") == 0 || (p("SA") + p("SB") == 2 && p("DB") != 3 && p("DB") != 4),
     },
 ];
 
@@ -364,6 +373,24 @@ impl Variant {
             id.push_str(&value.to_string());
         }
         id
+    }
+
+    /// The variant an [`id`](Variant::id) names, e.g. `xgemm_kwg16_kwi2_...`, or `None` where the
+    /// text is not a family's name followed by `_name` + value pairs (check it with `validate`).
+    pub fn from_id(id: &str) -> Option<Variant> {
+        let mut words = id.split('_');
+        let family_name = words.next()?;
+        let family = Family::ALL.into_iter().find(|f| f.name() == family_name)?;
+        let mut params = BTreeMap::new();
+        for word in words {
+            let digits = word.find(|c: char| c.is_ascii_digit())?;
+            let (name, value) = word.split_at(digits);
+            if name.is_empty() || !name.chars().all(|c| c.is_ascii_lowercase()) {
+                return None;
+            }
+            params.insert(name.to_uppercase(), value.parse().ok()?);
+        }
+        Some(Variant { family, params })
     }
 
     /// The value of a parameter (0 if absent; `validate` rejects absent parameters).
@@ -723,6 +750,7 @@ mod tests {
                 ("KSPLIT", 1),
                 ("SWZ", 0),
                 ("SK", 0),
+                ("RP", 0),
             ],
         )
     }
@@ -745,6 +773,15 @@ mod tests {
     fn id_is_sorted_by_parameter_name() {
         let v = Variant::new(Family::Direct, &[("WPTN", 1), ("KDIMD", 8), ("WPTM", 4), ("NDIMD", 32), ("VWD", 4)]);
         assert_eq!(v.id(), "direct_kdimd8_ndimd32_vwd4_wptm4_wptn1");
+    }
+
+    #[test]
+    fn from_id_reads_back_what_id_writes() {
+        let v = xgemm();
+        assert_eq!(Variant::from_id(&v.id()), Some(v));
+        for bad in ["", "gemm_kwg16", "xgemm_kwg", "xgemm_16", "xgemm_Kwg16", "xgemm_kwg16x", "xgemm_kwg99999999999"] {
+            assert_eq!(Variant::from_id(bad), None, "{bad}");
+        }
     }
 
     #[test]
@@ -872,7 +909,7 @@ mod tests {
                 let earlier_hold =
                     |values: &BTreeMap<&str, u32>| constraints[..i].iter().all(|e| (e.holds)(&|n: &str| values[n]));
                 let mut compared = 0;
-                for _ in 0..20000 {
+                for _ in 0..100000 {
                     let mut values: BTreeMap<&str, u32> =
                         specs.iter().map(|s| (s.name, *s.allowed.choose(&mut rng).unwrap())).collect();
                     if !earlier_hold(&values) {

@@ -130,6 +130,7 @@ mod tests {
                 ("KSPLIT", ksplit),
                 ("SWZ", 0),
                 ("SK", 0),
+                ("RP", 0),
             ],
         )
     }

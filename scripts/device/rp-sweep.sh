@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# On the lent GPU machine: register prefetch (RP) on the shipped set's 128 x 128 stream-K tile, in
+# one call. Outputs are named after the GPU (h200 or h100).
+#  1. The mechanism tests (tests/mechanisms.rs, carried in .device/tests/), the RP variants among
+#     them, against the f64 reference through NVIDIA's OpenCL: $OUT/tests.log.
+#  2. The tile with RP = 0, 1 and 2 (variants/space-gpu-rp.json) over the training and held-out
+#     shapes (variants/shapes/train.txt, unseen.txt), row-major NN and NT, median of 10 device
+#     times: $OUT/$gpu-rp-{nn,nt}-f32.jsonl.gz, and RP against the tile as shipped (RP = 0;
+#     scripts/param_compare.py) in $OUT/compare.txt.
+# Stops sweeping after BUDGET_SECS (420); the sweeps resume from their files when run again.
+# Usage: bash scripts/device/rp-sweep.sh [BUDGET_SECS]   Binaries: scripts/device/build.sh.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+source scripts/device/nvidia.sh
+out="${OUT:-/tmp}"
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -o 'H[0-9]00' | tr 'H' 'h')
+deadline=$(( $(date +%s) + ${1:-420} ))
+FEWFIT_DEVICE=gpu .device/tests/mechanisms 2>&1 | tail -8 | tee "$out/tests.log"
+for layout in nn nt; do
+  args=(); [ "$layout" = nt ] && args=(--transpose-b)
+  for shapes in variants/shapes/train.txt variants/shapes/unseen.txt; do
+    left=$(( deadline - $(date +%s) )); [ "$left" -gt 10 ] || { echo "budget spent before $layout $shapes"; break; }
+    .device/fewfit sweep --device gpu --space variants/space-gpu-rp.json --shapes "$shapes" --repeats 10 \
+      --quiet --no-shipped --budget-secs "$left" "${args[@]}" --out "$out/$gpu-rp-$layout-f32.jsonl" 2>&1 | tail -2
+  done
+done
+{
+  date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+  for layout in nn nt; do
+    echo "## $layout: RP = 1 and 2 against 0"
+    python3 scripts/param_compare.py "$out/$gpu-rp-$layout-f32.jsonl" --param RP --base 0
+  done
+} > "$out/compare.txt" 2>&1
+cat "$out/compare.txt"
+gzip -f "$out"/*.jsonl
