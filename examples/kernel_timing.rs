@@ -94,6 +94,28 @@ const SET128: &[(&str, u32)] = &[
     ("DB", 1),
 ];
 
+/// The fastest 256x128 tile of the 2026-11-25 H200 sweep at 4096³ (h200-v15-wide-f32): 32x8
+/// work-items, 8x16 register blocks of 4-wide vectors, double buffered.
+const WIDE256: &[(&str, u32)] = &[
+    ("MWG", 256),
+    ("NWG", 128),
+    ("KWG", 16),
+    ("MDIMC", 32),
+    ("NDIMC", 8),
+    ("MDIMA", 16),
+    ("NDIMB", 16),
+    ("KWI", 2),
+    ("VWM", 4),
+    ("VWN", 4),
+    ("VWK", 4),
+    ("STRM", 1),
+    ("STRN", 1),
+    ("SA", 1),
+    ("SB", 1),
+    ("DB", 1),
+    ("KSPLIT", 1),
+];
+
 /// [`BEST128`] with swizzled local slices of the K-contiguous operand (A of a row-major NN call).
 const BEST128_SWZ: &[(&str, u32)] =
     &[("DB", 1), ("VWK", 4), ("KWI", 8), ("NDIMB", 16), ("VWM", 1), ("VWN", 2), ("SWZ", 1)];
@@ -200,6 +222,14 @@ const CASES: &[Case] = &[
         NN,
     ),
     ("gpu large NN 4096 set DB1", Family::Xgemm, SET128, &[], [4096, 4096, 4096], NN),
+    ("gpu wide NN 4096 256x128 RP0", Family::Xgemm, WIDE256, &[("RP", 0)], [4096, 4096, 4096], NN),
+    ("gpu wide NN 4096 256x128 RP1", Family::Xgemm, WIDE256, &[("RP", 1)], [4096, 4096, 4096], NN),
+    ("gpu wide NN 8192 256x128 RP0", Family::Xgemm, WIDE256, &[("RP", 0)], [8192, 8192, 8192], NN),
+    ("gpu wide NN 8192 256x128 RP1", Family::Xgemm, WIDE256, &[("RP", 1)], [8192, 8192, 8192], NN),
+    ("gpu wide NT 4096 256x128 RP0", Family::Xgemm, WIDE256, &[("RP", 0)], [4096, 4096, 4096], NT),
+    ("gpu wide NT 4096 256x128 RP1", Family::Xgemm, WIDE256, &[("RP", 1)], [4096, 4096, 4096], NT),
+    ("gpu wide NT 8192 256x128 RP0", Family::Xgemm, WIDE256, &[("RP", 0)], [8192, 8192, 8192], NT),
+    ("gpu wide NT 8192 256x128 RP1", Family::Xgemm, WIDE256, &[("RP", 1)], [8192, 8192, 8192], NT),
     ("gpu rp NN 4096 set RP0", Family::Xgemm, SET128, &[("KSPLIT", 1), ("RP", 0)], [4096, 4096, 4096], NN),
     ("gpu rp NN 4096 set RP1", Family::Xgemm, SET128, &[("KSPLIT", 1), ("RP", 1)], [4096, 4096, 4096], NN),
     ("gpu rp NN 4096 set RP2", Family::Xgemm, SET128, &[("KSPLIT", 1), ("RP", 2)], [4096, 4096, 4096], NN),
