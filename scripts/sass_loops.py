@@ -2,7 +2,8 @@
 """The multiply loop of one kernel in a disassembly (`nvdisasm -c` or `cuobjdump -sass` of the cubin
 that scripts/device/sass.sh makes from a program's PTX): the innermost loop (body between a label and
 a backward branch to it) that holds nearly the most FFMAs, its instruction mix, and the order of its shared-memory loads (LDS) among the FFMAs,
-which shows whether the next step's fragments are read while the current step multiplies.
+which shows whether the next step's fragments are read while the current step multiplies. The
+counts are static: both sides of a branch inside the loop count, whichever runs.
 
 Usage: python3 scripts/sass_loops.py FILE.sass KERNEL [--body]   (--body: the loop without its FFMAs)
 """
