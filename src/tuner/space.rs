@@ -268,6 +268,29 @@ mod tests {
         assert!(small.iter().all(|v| v.work_group_size() <= 64 && v.local_mem_bytes(4) <= 4096));
     }
 
+    #[test]
+    fn every_space_file_of_the_repo_loads_and_enumerates_valid_variants() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("variants");
+        let mut files: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| {
+                p.file_name().unwrap().to_string_lossy().starts_with("space") && p.extension().unwrap() == "json"
+            })
+            .collect();
+        files.sort();
+        assert!(files.len() > 5, "{files:?}");
+        for path in files {
+            let space = Space::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let all = space.variants(&GPU);
+            assert!(!all.is_empty(), "{}", path.display());
+            let step = (all.len() / 50).max(1);
+            for v in (0..all.len()).step_by(step).map(|i| all.get(i)) {
+                assert!(v.validate().is_ok() && fits(&v, &GPU), "{}: {}", path.display(), v.id());
+            }
+        }
+    }
+
     /// The naive product, last parameter fastest, families by name, filtered variant by variant.
     fn naive(space: &Space, limits: &Limits) -> Vec<Variant> {
         let mut naive = Vec::new();
