@@ -417,26 +417,32 @@ fn sweep_records_every_pair_then_resumes_without_measuring_again() {
 }
 
 #[test]
-fn nt_sweep_keeps_its_records_apart_from_nn() {
+fn transposed_sweeps_keep_their_records_apart_from_nn() {
     let t = tiny();
     let (dir, data) = with_tiny_copy();
-    let before = std::fs::read(&data).unwrap();
-    // The same pairs in row-major NT: all measured (and checked against the reference) again,
-    // appended, each record labelled with the layout; the NN records untouched.
-    let nt = ok(&mut sweep(dir.path(), &t.space, &t.shapes, &data, &["--transpose-b"]));
-    assert_eq!(summary(&nt), Summary { measured: PAIRS, invalid: 0, resumed: 0, left: 0 }, "{}", nt.both());
-    assert_eq!(&std::fs::read(&data).unwrap()[..before.len()], &before[..]);
-    let recs = records(&data);
-    assert_eq!((recs.len(), keys(&recs).len()), (2 * PAIRS, 2 * PAIRS), "an NT record took an NN record's key");
-    recs.iter().for_each(assert_measured);
-    assert!(recs[..PAIRS].iter().all(|r| r["device"].get("layout").is_none()), "NN records carry no layout");
-    assert!(recs[PAIRS..].iter().all(|r| r["device"]["layout"] == "NT"), "{:?}", &recs[PAIRS..]);
-    // Resumed in NT: nothing left to measure; the merge holds both layouts without a conflict.
-    let again = ok(&mut sweep(dir.path(), &t.space, &t.shapes, &data, &["--transpose-b"]));
-    assert_eq!(summary(&again).resumed, PAIRS, "{}", again.both());
+    let layouts: [(&[&str], &str); 3] =
+        [(&["--transpose-b"], "NT"), (&["--transpose-a"], "TN"), (&["--transpose-a", "--transpose-b"], "TT")];
+    for (i, (flags, layout)) in layouts.iter().enumerate() {
+        let before = std::fs::read(&data).unwrap();
+        // The same pairs with operands stored transposed: all measured (and checked against the
+        // reference) again, appended, each record labelled with the layout; the records before untouched.
+        let run = ok(&mut sweep(dir.path(), &t.space, &t.shapes, &data, flags));
+        assert_eq!(summary(&run), Summary { measured: PAIRS, invalid: 0, resumed: 0, left: 0 }, "{}", run.both());
+        assert_eq!(&std::fs::read(&data).unwrap()[..before.len()], &before[..]);
+        let recs = records(&data);
+        let n = (i + 2) * PAIRS;
+        assert_eq!((recs.len(), keys(&recs).len()), (n, n), "a {layout} record took another layout's key");
+        recs.iter().for_each(assert_measured);
+        assert!(recs[..PAIRS].iter().all(|r| r["device"].get("layout").is_none()), "NN records carry no layout");
+        assert!(recs[n - PAIRS..].iter().all(|r| r["device"]["layout"] == *layout), "{:?}", &recs[n - PAIRS..]);
+        // Resumed in the same layout: nothing left to measure.
+        let again = ok(&mut sweep(dir.path(), &t.space, &t.shapes, &data, flags));
+        assert_eq!(summary(&again).resumed, PAIRS, "{}", again.both());
+    }
+    // The merge holds every layout without a conflict.
     let merged = dir.path().join("merged.jsonl");
     ok(fewfit(dir.path()).arg("merge").arg(&data).arg("--out").arg(&merged));
-    assert_eq!(records(&merged).len(), 2 * PAIRS);
+    assert_eq!(records(&merged).len(), 4 * PAIRS);
 }
 
 #[test]

@@ -143,7 +143,10 @@ pub struct Plan {
     pub measured_elsewhere: HashSet<RecordKey>,
     /// The machine label written into every record ([`DeviceRecord::machine`]).
     pub machine: Option<String>,
-    /// Time row-major NT calls (B stored N x K) instead of NN ([`DeviceRecord::layout`]).
+    /// Time calls with A stored K x M (row-major TN, or TT with `transpose_b`) instead of M x K
+    /// ([`DeviceRecord::layout`]).
+    pub transpose_a: bool,
+    /// Time calls with B stored N x K (row-major NT, or TT with `transpose_a`) instead of K x N.
     pub transpose_b: bool,
 }
 
@@ -159,6 +162,7 @@ impl Default for Plan {
             progress: true,
             measured_elsewhere: HashSet::new(),
             machine: None,
+            transpose_a: false,
             transpose_b: false,
         }
     }
@@ -211,22 +215,30 @@ impl SweepElement for f64 {
     const EPSILON: f64 = f64::EPSILON;
 }
 
-/// The record of a device, with a machine label if one is given and the plan's layout.
-pub fn device_record(device: &DefaultDevice, machine: Option<String>, transpose_b: bool) -> DeviceRecord {
+/// The record of a device, with a machine label if one is given and the plan's layout (absent for
+/// row-major NN; `"NT"`, `"TN"` or `"TT"` naming the operands stored transposed).
+pub fn device_record(device: &DefaultDevice, machine: Option<String>, plan: &Plan) -> DeviceRecord {
+    let layout = match (plan.transpose_a, plan.transpose_b) {
+        (false, false) => None,
+        (false, true) => Some("NT"),
+        (true, false) => Some("TN"),
+        (true, true) => Some("TT"),
+    };
     DeviceRecord {
         name: device.info.name.clone(),
         vendor: device.info.vendor.clone(),
         driver: device.info.driver.clone(),
         class: device.info.class.name().to_string(),
         machine,
-        layout: transpose_b.then(|| "NT".to_string()),
+        layout: layout.map(String::from),
     }
 }
 
-/// The GEMM a sweep times for a shape: row-major NN, or NT with B stored N x K.
-fn sweep_spec(m: usize, n: usize, k: usize, transpose_b: bool) -> GemmSpec {
-    let tb = if transpose_b { Transpose::Yes } else { Transpose::No };
-    GemmSpec::new(Layout::RowMajor, Transpose::No, tb, m, n, k)
+/// The row-major GEMM a sweep times for a shape, with A stored K x M and B stored N x K where the
+/// plan says so.
+fn sweep_spec(m: usize, n: usize, k: usize, plan: &Plan) -> GemmSpec {
+    let flag = |yes: bool| if yes { Transpose::Yes } else { Transpose::No };
+    GemmSpec::new(Layout::RowMajor, flag(plan.transpose_a), flag(plan.transpose_b), m, n, k)
 }
 
 /// Sweeps `variants` × `shapes` of one precision on a device, appending to `out`.
@@ -245,7 +257,7 @@ pub fn sweep<T: SweepElement>(
         Precision::F32 => "f32",
         Precision::F64 => "f64",
     };
-    let dev = device_record(device, plan.machine.clone(), plan.transpose_b);
+    let dev = device_record(device, plan.machine.clone(), plan);
     let existing = load_existing(out)?;
     let mut done: HashSet<RecordKey> = existing.records.iter().map(Record::key).collect();
     done.extend(plan.measured_elsewhere.iter().cloned());
@@ -291,7 +303,7 @@ pub fn sweep<T: SweepElement>(
         }
         let built = build_all::<T>(&engine, chunk.iter().map(|c| c.0));
         for ((variant, left), build) in chunk.iter().zip(built) {
-            let checked = build.and_then(|compiled| check::<T>(device, &compiled, plan.transpose_b).map(|_| compiled));
+            let checked = build.and_then(|compiled| check::<T>(device, &compiled, plan).map(|_| compiled));
             for &s in left {
                 let shape = &shapes[s];
                 let (times, error) = match &checked {
@@ -452,15 +464,15 @@ impl<T: SweepElement> Operands<T> {
 /// deep K that KSPLIT = 0 splits.
 const CHECK_SHAPES: [(usize, usize, usize); 4] = [(67, 45, 33), (1, 131, 70), (130, 3, 257), (35, 21, 1000)];
 
-/// Runs a variant on small row-major problems (NN, or NT with `transpose_b`) with NaN-poisoned C and
-/// compares with an f64 reference.
-fn check<T: SweepElement>(device: &DefaultDevice, variant: &CompiledVariant, transpose_b: bool) -> Result<()> {
+/// Runs a variant on small row-major problems in the plan's layout with NaN-poisoned C and compares
+/// with an f64 reference.
+fn check<T: SweepElement>(device: &DefaultDevice, variant: &CompiledVariant, plan: &Plan) -> Result<()> {
     for (m, n, k) in CHECK_SHAPES {
         let a = random::<T>(m * k, 11);
         let b = random::<T>(k * n, 12);
         let (da, db) = (device_buffer(device, &a)?, device_buffer(device, &b)?);
         let mut dc = device_buffer(device, &vec![T::from_f64(f64::NAN); m * n])?;
-        let spec = sweep_spec(m, n, k, transpose_b);
+        let spec = sweep_spec(m, n, k, plan);
         variant
             .enqueue_gemm(&device.profiling_queue, &spec, T::from_f64(1.0), &da, &db, T::ZERO, &mut dc, &[])?
             .wait()
@@ -470,8 +482,9 @@ fn check<T: SweepElement>(device: &DefaultDevice, variant: &CompiledVariant, tra
             for j in 0..n {
                 let (mut sum, mut mag) = (0.0, 0.0);
                 for p in 0..k {
-                    let b_pj = if transpose_b { b[j * k + p] } else { b[p * n + j] };
-                    let prod = a[i * k + p].to_f64() * b_pj.to_f64();
+                    let a_ip = if plan.transpose_a { a[p * m + i] } else { a[i * k + p] };
+                    let b_pj = if plan.transpose_b { b[j * k + p] } else { b[p * n + j] };
+                    let prod = a_ip.to_f64() * b_pj.to_f64();
                     sum += prod;
                     mag += prod.abs();
                 }
@@ -498,7 +511,7 @@ fn time_pair<T: SweepElement>(
     plan: &Plan,
     best_ms: f64,
 ) -> Result<Times> {
-    let spec = sweep_spec(shape.m as usize, shape.n as usize, shape.k as usize, plan.transpose_b);
+    let spec = sweep_spec(shape.m as usize, shape.n as usize, shape.k as usize, plan);
     let mut run = || -> Result<f64> {
         let (event, scale) = variant.enqueue_gemm_timed(
             &device.profiling_queue,

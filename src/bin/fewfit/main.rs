@@ -270,6 +270,10 @@ struct SweepArgs {
     /// NN; the records say `"layout": "NT"` and are kept apart from NN's like another device's.
     #[arg(long)]
     transpose_b: bool,
+    /// Time row-major TN calls (A stored K x M, as a weight gradient Xᵀ·dY reads X), or TT with
+    /// `--transpose-b`; the records say `"layout": "TN"` (`"TT"`).
+    #[arg(long)]
+    transpose_a: bool,
     /// Skip shapes of more than this many floating-point operations (2·M·N·K), for slow devices.
     #[arg(long)]
     max_flops: Option<f64>,
@@ -422,6 +426,7 @@ fn run_regenerate(mut args: RegenerateArgs) -> Result<()> {
             shard: "0/1".into(),
             machine: args.sweep_machine.clone(),
             transpose_b: false,
+            transpose_a: false,
             max_flops: None,
             budget_secs: None,
             repeats: 20,
@@ -656,6 +661,7 @@ fn run_sweep(args: &SweepArgs) -> Result<()> {
         progress: !args.quiet,
         measured_elsewhere,
         machine: args.machine.clone(),
+        transpose_a: args.transpose_a,
         transpose_b: args.transpose_b,
         ..Plan::default()
     };
