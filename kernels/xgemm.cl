@@ -234,6 +234,8 @@ inline void xgemm_body(const int M, const int N, const int K, {% if SK != 0 %}co
 {% endif %}{% if SA == 1 or SB == 1 %}        barrier(CLK_LOCAL_MEM_FENCE);
 {% endif %}{% endif %}{% if RP != 0 %}{% if RP == 2 %}        // RP = 2: register prefetch only where both operands are contiguous along K (row-major NT).
         if (!a_along_m && !b_along_n) {
+{% elif RP == 3 %}        // RP = 3: register prefetch except where only B is contiguous along K (row-major NN).
+        if (!a_along_m || b_along_n) {
 {% endif %}
         // Register prefetch: step kk + 1's fragments are read from the local slices before step kk's
         // products, so that the reads' latency hides behind the FMAs whatever the compiler schedules.
@@ -259,7 +261,7 @@ inline void xgemm_body(const int M, const int N, const int K, {% if SK != 0 %}co
                 }
             }
         }
-{% if RP == 2 %}        } else {
+{% if RP >= 2 %}        } else {
 {% endif %}{% endif %}{% if RP != 1 %}
         #pragma unroll
         for (int kw = 0; kw < KWG; kw += KWI) {
@@ -349,7 +351,7 @@ inline void xgemm_body(const int M, const int N, const int K, {% if SK != 0 %}co
                 }
             }
         }
-{% if RP == 2 %}        }
+{% if RP >= 2 %}        }
 {% endif %}{% endif %}{% if DB == 3 or DB == 4 %}        buf = (buf + 1) % DB_BUFFERS;
 {% elif DB == 5 %}        if (more) {
             land_a(alm + (buf ^ 1) * SLICE_a, ra, a_along_m, tid);

@@ -120,11 +120,12 @@ fn variants() -> Vec<Variant> {
         xgemm(&[("SK", 1), ("DB", 1), ("VWK", 4)]),
         xgemm(&[("SK", 4), ("DB", 3), ("VWM", 1)]),
         // Register prefetch of the next step's fragments: single buffered, with the halfway store
-        // of DB = 2 and swizzled slices, and (RP = 2) only in the entry point whose operands are
-        // both contiguous along K, in a stream-K program.
+        // of DB = 2 and swizzled slices, (RP = 2) only in the entry point whose operands are both
+        // contiguous along K, in a stream-K program, and (RP = 3) in every entry point but NN's.
         xgemm(&[("RP", 1)]),
         xgemm(&[("RP", 1), ("DB", 2), ("KWG", 32), ("KWI", 8), ("VWK", 2), ("SWZ", 1)]),
         xgemm(&[("RP", 2), ("SK", 1), ("DB", 1), ("VWK", 4), ("STRM", 1), ("STRN", 1)]),
+        xgemm(&[("RP", 3), ("DB", 1), ("VWK", 2), ("SWZ", 1)]),
         direct(1, 1, 4, 16, 4, 1),
         direct(2, 2, 8, 8, 2, 1),
         direct(4, 1, 2, 32, 8, 1),

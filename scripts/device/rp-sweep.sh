@@ -3,7 +3,7 @@
 # one call. Outputs are named after the GPU (h200 or h100).
 #  1. The mechanism tests (tests/mechanisms.rs, carried in .device/tests/), the RP variants among
 #     them, against the f64 reference through NVIDIA's OpenCL: $OUT/tests.log.
-#  2. The tile with RP = 0, 1 and 2 (variants/space-gpu-rp.json) over the training and held-out
+#  2. The tile with RP = 0, 1, 2 and 3 (variants/space-gpu-rp.json) over the training and held-out
 #     shapes (variants/shapes/train.txt, unseen.txt), row-major NN and NT, median of 10 device
 #     times: $OUT/$gpu-rp-{nn,nt}-f32.jsonl.gz, and RP against the tile as shipped (RP = 0;
 #     scripts/param_compare.py) in $OUT/compare.txt.
@@ -27,7 +27,7 @@ done
 {
   date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
   for layout in nn nt; do
-    echo "## $layout: RP = 1 and 2 against 0"
+    echo "## $layout: RP = 1, 2 and 3 against 0"
     python3 scripts/param_compare.py "$out/$gpu-rp-$layout-f32.jsonl" --param RP --base 0
   done
 } > "$out/compare.txt" 2>&1

@@ -171,8 +171,8 @@ const XGEMM_PARAMS: &[ParamSpec] = &[
     },
     ParamSpec {
         name: "RP",
-        meaning: "register prefetch (both operands staged, DB 0, 1, 2 or 5): each step of K's register fragments are read from the local slices one step ahead, before the products of the step before; 0: never (the compiler schedules those reads), 1: always, 2: only where both operands are contiguous along K (row-major NT, whose two slices are transposed on the store)",
-        allowed: &[0, 1, 2],
+        meaning: "register prefetch (both operands staged, DB 0, 1, 2 or 5): each step of K's register fragments are read from the local slices one step ahead, before the products of the step before; 0: never (the compiler schedules those reads), 1: always, 2: only where both operands are contiguous along K (row-major NT, whose two slices are transposed on the store), 3: everywhere but where only B is (row-major NN)",
+        allowed: &[0, 1, 2, 3],
     },
 ];
 
