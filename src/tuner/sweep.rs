@@ -215,9 +215,9 @@ impl SweepElement for f64 {
     const EPSILON: f64 = f64::EPSILON;
 }
 
-/// The record of a device, with a machine label if one is given and the plan's layout (absent for
+/// The record of a device, with the plan's machine label if it has one and its layout (absent for
 /// row-major NN; `"NT"`, `"TN"` or `"TT"` naming the operands stored transposed).
-pub fn device_record(device: &DefaultDevice, machine: Option<String>, plan: &Plan) -> DeviceRecord {
+pub fn device_record(device: &DefaultDevice, plan: &Plan) -> DeviceRecord {
     let layout = match (plan.transpose_a, plan.transpose_b) {
         (false, false) => None,
         (false, true) => Some("NT"),
@@ -229,7 +229,7 @@ pub fn device_record(device: &DefaultDevice, machine: Option<String>, plan: &Pla
         vendor: device.info.vendor.clone(),
         driver: device.info.driver.clone(),
         class: device.info.class.name().to_string(),
-        machine,
+        machine: plan.machine.clone(),
         layout: layout.map(String::from),
     }
 }
@@ -257,7 +257,7 @@ pub fn sweep<T: SweepElement>(
         Precision::F32 => "f32",
         Precision::F64 => "f64",
     };
-    let dev = device_record(device, plan.machine.clone(), plan);
+    let dev = device_record(device, plan);
     let existing = load_existing(out)?;
     let mut done: HashSet<RecordKey> = existing.records.iter().map(Record::key).collect();
     done.extend(plan.measured_elsewhere.iter().cloned());
