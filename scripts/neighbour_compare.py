@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""Compares each of a set's tiles with its one-parameter neighbours (scripts/device/neighbour-sweep.sh)
+per layout: for each neighbour, the geometric mean over the training shapes of (the tile's time) /
+(the neighbour's time), in every layout given, on all shapes and on the shapes where the shipped tree
+picks the tile (--picks: a `fewfit evaluate --per-shape` output of that layout, optional). Neighbours
+faster in some layout and no slower in the others are the twins worth shipping.
+
+Usage: python3 scripts/neighbour_compare.py SET.jsonl LAYOUT=DATA.jsonl.gz... [--min 1.01]
+"""
+import argparse
+import gzip
+import json
+import math
+import collections
+
+from set_records import key
+
+
+def load(path):
+    times = {}
+    opener = gzip.open if path.endswith('.gz') else open
+    with opener(path, 'rt') as f:
+        for line in f:
+            r = json.loads(line)
+            if r.get('valid', True) and r.get('times'):
+                times[(key(r['variant']['kernel'], r['variant']['params']), r['m'], r['n'], r['k'])] = r['times']['median_ms']
+    return times
+
+
+def geomean(values):
+    return math.exp(sum(map(math.log, values)) / len(values)) if values else float('nan')
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('set')
+    ap.add_argument('data', nargs='+', help='LAYOUT=DATA')
+    ap.add_argument('--min', type=float, default=1.01, help='print neighbours at least this much faster in some layout')
+    args = ap.parse_args()
+    tiles = [key(r['variant']['kernel'], r['variant']['params']) for r in map(json.loads, open(args.set))]
+    layouts = [(d.split('=', 1)[0], load(d.split('=', 1)[1])) for d in args.data]
+    for tile in tiles:
+        base = dict(tile[1])
+        print(f"## {' '.join(f'{k}{v}' for k, v in tile[1] if k in ('MWG', 'NWG', 'KWG', 'KWI', 'DB', 'KSPLIT', 'RP'))}")
+        print('| change | ' + ' | '.join(f'{name} (shapes)' for name, _ in layouts) + ' |')
+        print('|---|' + '---|' * len(layouts))
+        neighbours = collections.OrderedDict()
+        for _, times in layouts:
+            for (variant, *_s) in times:
+                params = dict(variant[1])
+                diff = {k: v for k, v in params.items() if base.get(k) != v}
+                if variant[0] == tile[0] and len(diff) == 1:
+                    neighbours[variant] = diff
+        rows = []
+        for variant, diff in neighbours.items():
+            cells, best = [], 0
+            for _, times in layouts:
+                ratios = [times[(tile, *s)] / t for (v, *s), t in times.items() if v == variant and (tile, *s) in times]
+                g = geomean(ratios)
+                best = max(best, g if ratios else 0)
+                cells.append(f'{g:.3f} ({len(ratios)})' if ratios else '-')
+            if best >= args.min:
+                rows.append((best, f"| {' '.join(f'{k}={v}' for k, v in diff.items())} | " + ' | '.join(cells) + ' |'))
+        for _, row in sorted(rows, reverse=True):
+            print(row)
+        print()
+
+
+if __name__ == '__main__':
+    main()
