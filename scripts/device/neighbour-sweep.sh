@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # On the lent GPU machine: the set's xgemm tiles beside their one-parameter neighbours. Each tile of
-# docs/data/set-neighbours-2026-11-29/set.jsonl (one record per tile, scripts/set_records.py) is timed
-# with a copy for each value of each parameter in ALSO (`fewfit sweep --also-with`; copies that
-# break the family's rules are left out), on the training shapes in the row-major LAYOUTS (default
+# SET (default docs/data/set-neighbours-2026-11-29/set.jsonl: one record per tile, written by
+# `scripts/set_records.py variants/selected.json OUT DATA... --kernel xgemm`) is timed
+# with a copy for each value of each parameter listed below (`fewfit sweep --also-with`; copies
+# that break the family's rules are left out), on the training shapes in the row-major LAYOUTS (default
 # "nn nt tn"), median of 10 device times: $OUT/$gpu-nb-$layout-f32.jsonl.gz. For twins that gain in
 # one layout without losing in the others (scripts/neighbour_compare.py on the dev machine).
-# Usage: [LAYOUTS="nt"] bash scripts/device/neighbour-sweep.sh [BUDGET_SECS per layout, 150]
+# Usage: [SET=FILE] [LAYOUTS="nt"] bash scripts/device/neighbour-sweep.sh [BUDGET_SECS per layout, 150]
 # Binaries: scripts/device/build.sh.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -22,7 +23,7 @@ date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 for layout in ${LAYOUTS:-nn nt tn}; do
   args=()
   case $layout in nt) args=(--transpose-b) ;; tn) args=(--transpose-a) ;; esac
-  .device/fewfit sweep --device gpu --sample 0 --no-shipped --variants-from docs/data/set-neighbours-2026-11-29/set.jsonl \
+  .device/fewfit sweep --device gpu --sample 0 --no-shipped --variants-from "${SET:-docs/data/set-neighbours-2026-11-29/set.jsonl}" \
     "${also[@]}" --shapes variants/shapes/train.txt --repeats 10 --quiet --budget-secs "${1:-150}" "${args[@]}" \
     --out "$out/$gpu-nb-$layout-f32.jsonl" 2>&1 | tail -2
 done
