@@ -16,8 +16,9 @@
 // less local memory and so allows more work-items for many rows.
 #define RROWS {% if RBR == 1 %}1{% else %}WPTM{% endif %}
 // Where B is contiguous along K: the runs of VWD k's per column a step loads before it multiplies,
-// UKD as long as B's values of a step take at most 64 registers.
-#define KU (UKD * CPW * VWD <= 64 ? UKD : (64 / (CPW * VWD) > 0 ? 64 / (CPW * VWD) : 1))
+// UKK (UKD where UKK = 0) as long as B's values of a step take at most 64 registers.
+#define KRUNS (UKK > 0 ? UKK : UKD)
+#define KU (KRUNS * CPW * VWD <= 64 ? KRUNS : (64 / (CPW * VWD) > 0 ? 64 / (CPW * VWD) : 1))
 // The column (within the work-group's tile) of a work-item's c-th column: WPTN vectors of VWD
 // adjacent columns, NDIMD * VWD apart.
 #define COLD(nd, c) (((nd) + ((c) / VWD) * NDIMD) * VWD + (c) % VWD)

@@ -41,7 +41,7 @@ def main():
     layouts = [(d.split('=', 1)[0], load(d.split('=', 1)[1])) for d in args.data]
     for tile in tiles:
         base = dict(tile[1])
-        print(f"## {' '.join(f'{k}{v}' for k, v in tile[1] if k in ('MWG', 'NWG', 'KWG', 'KWI', 'DB', 'KSPLIT', 'RP'))}")
+        print(f"## {tile[0]} {' '.join(f'{k}{v}' for k, v in tile[1])}")
         print('| change | ' + ' | '.join(f'{name} (shapes)' for name, _ in layouts) + ' |')
         print('|---|' + '---|' * len(layouts))
         neighbours = collections.OrderedDict()

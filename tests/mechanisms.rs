@@ -3,7 +3,7 @@
 //! of both operands or only those contiguous along M / N),
 //! vector loads along K (VWK), register prefetch of the next step's fragments (RP), split-K with
 //! atomic adds (KSPLIT, fixed or chosen per launch), stream-K (SK), vector
-//! loads in the direct kernel (VWD), and the CPU register-blocked kernel (panel, with A's slices
+//! loads in the direct kernel (VWD) and its runs of k along K (UKK), and the CPU register-blocked kernel (panel, with A's slices
 //! copied into local memory or not). Each is checked against the f64
 //! reference over both layouts, all four transpose pairs, edge shapes, tight and padded leading
 //! dimensions with offsets, beta = 0 over NaN-poisoned C and beta != 0, strided batches, f32 and f64.
@@ -74,7 +74,16 @@ fn xgemm(extra: &[(&str, u32)]) -> Variant {
 fn direct(wptm: u32, wptn: u32, ndimd: u32, kdimd: u32, vwd: u32, ukd: u32) -> Variant {
     Variant::new(
         Family::Direct,
-        &[("WPTM", wptm), ("WPTN", wptn), ("NDIMD", ndimd), ("KDIMD", kdimd), ("VWD", vwd), ("UKD", ukd), ("RBR", 0)],
+        &[
+            ("WPTM", wptm),
+            ("WPTN", wptn),
+            ("NDIMD", ndimd),
+            ("KDIMD", kdimd),
+            ("VWD", vwd),
+            ("UKD", ukd),
+            ("RBR", 0),
+            ("UKK", 0),
+        ],
     )
 }
 
@@ -82,6 +91,12 @@ fn direct(wptm: u32, wptn: u32, ndimd: u32, kdimd: u32, vwd: u32, ukd: u32) -> V
 fn direct_by_rows(wptm: u32, wptn: u32, ndimd: u32, kdimd: u32, vwd: u32, ukd: u32) -> Variant {
     let mut v = direct(wptm, wptn, ndimd, kdimd, vwd, ukd);
     v.params.insert("RBR".into(), 1);
+    v
+}
+
+/// A direct variant loading `ukk` runs of k's at once where B is contiguous along K (UKK).
+fn direct_with_runs(mut v: Variant, ukk: u32) -> Variant {
+    v.params.insert("UKK".into(), ukk);
     v
 }
 
@@ -133,6 +148,10 @@ fn variants() -> Vec<Variant> {
         direct(2, 2, 4, 8, 1, 8),
         direct_by_rows(8, 1, 4, 16, 4, 4),
         direct_by_rows(4, 2, 2, 8, 2, 2),
+        // Runs of B along K set apart from UKD (UKK): one run beside 8 adjacent k's along N, and
+        // 4 runs beside one k.
+        direct_with_runs(direct(2, 1, 8, 32, 4, 8), 1),
+        direct_with_runs(direct(4, 1, 4, 16, 2, 1), 4),
         panel(16, 2, 8, 1, 4, 32, 0),
         panel(8, 3, 6, 2, 2, 4096, 0),
         panel(4, 1, 1, 1, 1, 64, 0),

@@ -53,7 +53,7 @@ impl Family {
     pub fn neutral_defaults(self) -> &'static [(&'static str, u32)] {
         match self {
             Family::Xgemm => &[("VWK", 1), ("DB", 0), ("KSPLIT", 1), ("SWZ", 0), ("SK", 0), ("RP", 0)],
-            Family::Direct => &[("VWD", 1), ("UKD", 1), ("RBR", 0)],
+            Family::Direct => &[("VWD", 1), ("UKD", 1), ("RBR", 0), ("UKK", 0)],
             Family::Panel => &[("PA", 0)],
         }
     }
@@ -247,6 +247,11 @@ const DIRECT_PARAMS: &[ParamSpec] = &[
         name: "RBR",
         meaning: "1: reduce the partial sums one row of C at a time (local memory for one row, not WPTM)",
         allowed: BOOL,
+    },
+    ParamSpec {
+        name: "UKK",
+        meaning: "runs of VWD k's per column loaded at once when B is contiguous along K (fewer where they would take over 64 registers); 0: UKD's value",
+        allowed: &[0, 1, 2, 4, 8],
     },
 ];
 
@@ -979,7 +984,7 @@ mod tests {
         assert_eq!(v.validate().unwrap_err().field, "(MWG*KWG) % (MDIMC*NDIMC*VWK) == 0");
         let mut d = Variant::new(
             Family::Direct,
-            &[("WPTM", 1), ("WPTN", 2), ("NDIMD", 4), ("KDIMD", 64), ("VWD", 4), ("UKD", 4), ("RBR", 0)],
+            &[("WPTM", 1), ("WPTN", 2), ("NDIMD", 4), ("KDIMD", 64), ("VWD", 4), ("UKD", 4), ("RBR", 0), ("UKK", 0)],
         );
         assert_eq!(d.validate(), Ok(()));
         assert_eq!(d.geometry().tile, [1, 32]);
