@@ -8,27 +8,19 @@ faster in some layout and no slower in the others are the twins worth shipping.
 Usage: python3 scripts/neighbour_compare.py SET.jsonl LAYOUT=DATA.jsonl.gz... [--min 1.01]
 """
 import argparse
-import gzip
-import json
-import math
 import collections
+import json
 
+from ab_compare import geomean, times
 from set_records import key
 
 
-def load(path):
-    times = {}
-    opener = gzip.open if path.endswith('.gz') else open
-    with opener(path, 'rt') as f:
-        for line in f:
-            r = json.loads(line)
-            if r.get('valid', True) and r.get('times'):
-                times[(key(r['variant']['kernel'], r['variant']['params']), r['m'], r['n'], r['k'])] = r['times']['median_ms']
-    return times
-
-
-def geomean(values):
-    return math.exp(sum(map(math.log, values)) / len(values)) if values else float('nan')
+def by_variant(path):
+    """variant key -> {(m, n, k): median ms} of one dataset's valid records."""
+    out = collections.defaultdict(dict)
+    for (variant, shape), ms in times(path).items():
+        out[variant][shape] = ms
+    return out
 
 
 def main():
@@ -38,27 +30,29 @@ def main():
     ap.add_argument('--min', type=float, default=1.01, help='print neighbours at least this much faster in some layout')
     args = ap.parse_args()
     tiles = [key(r['variant']['kernel'], r['variant']['params']) for r in map(json.loads, open(args.set))]
-    layouts = [(d.split('=', 1)[0], load(d.split('=', 1)[1])) for d in args.data]
+    layouts = [(d.split('=', 1)[0], by_variant(d.split('=', 1)[1])) for d in args.data]
     for tile in tiles:
         base = dict(tile[1])
         print(f"## {tile[0]} {' '.join(f'{k}{v}' for k, v in tile[1])}")
         print('| change | ' + ' | '.join(f'{name} (shapes)' for name, _ in layouts) + ' |')
         print('|---|' + '---|' * len(layouts))
-        neighbours = collections.OrderedDict()
-        for _, times in layouts:
-            for (variant, *_s) in times:
-                params = dict(variant[1])
-                diff = {k: v for k, v in params.items() if base.get(k) != v}
+        neighbours = {}
+        for _, variants in layouts:
+            for variant in variants:
+                diff = {k: v for k, v in variant[1] if base.get(k) != v}
                 if variant[0] == tile[0] and len(diff) == 1:
                     neighbours[variant] = diff
         rows = []
         for variant, diff in neighbours.items():
             cells, best = [], 0
-            for _, times in layouts:
-                ratios = [times[(tile, *s)] / t for (v, *s), t in times.items() if v == variant and (tile, *s) in times]
-                g = geomean(ratios)
-                best = max(best, g if ratios else 0)
-                cells.append(f'{g:.3f} ({len(ratios)})' if ratios else '-')
+            for _, variants in layouts:
+                own, other = variants.get(tile, {}), variants.get(variant, {})
+                ratios = [own[s] / t for s, t in other.items() if s in own]
+                if ratios:
+                    best = max(best, geomean(ratios))
+                    cells.append(f'{geomean(ratios):.3f} ({len(ratios)})')
+                else:
+                    cells.append('-')
             if best >= args.min:
                 rows.append((best, f"| {' '.join(f'{k}={v}' for k, v in diff.items())} | " + ' | '.join(cells) + ' |'))
         for _, row in sorted(rows, reverse=True):
