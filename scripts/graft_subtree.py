@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""Puts a tree trained on one layout's rows (`fewfit train` on records of that layout alone) in
+place of that layout's subtree in shipped trees, leaving the other layouts' subtrees as they are.
+
+For a layout measured again on one device without selecting or training the rest again: the
+shipped trees join one subtree per layout at the root by splits on `operands_along_k`, and `fewfit
+train` on one layout's rows writes that layout's subtree alone. Every leaf of the grafted tree must
+name a variant of the shipped set. The trees' comments say what was grafted. Usage:
+
+    python3 scripts/graft_subtree.py NT_TREE.json --layout NT selector/nvidia-gpu.json selector/gpu.json
+"""
+import argparse
+import json
+import pathlib
+import sys
+
+# src/tuner/dataset.rs, DeviceRecord::operands_along_k: the operands stored contiguous along K in
+# each layout of a row-major call.
+OPERANDS_ALONG_K = {"TN": 0, "NN": 1, "NT": 2}
+
+
+def leaves(node):
+    """The variant ids of a tree's leaves."""
+    if "variant" in node:
+        return {node["variant"]}
+    return leaves(node["le"]) | leaves(node["gt"])
+
+
+def graft(node, along_k, subtree):
+    """`node` with the subtree that rows of `operands_along_k = along_k` reach replaced by `subtree`:
+    the chain of layout splits at the root is followed; any other node is that layout's subtree.
+    The splits on the way count the training shapes below them again."""
+    if node.get("feature") != "operands_along_k":
+        return subtree
+    side = "le" if along_k <= node["threshold"] else "gt"
+    node = dict(node, **{side: graft(node[side], along_k, subtree)})
+    node["shapes"] = node["le"].get("shapes", 0) + node["gt"].get("shapes", 0)
+    return node
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("subtree", help="a tree file written by `fewfit train` on one layout's rows")
+    ap.add_argument("trees", nargs="+", help="the shipped tree files to graft it into")
+    ap.add_argument("--layout", required=True, choices=["NN", "NT", "TN"], help="the layout it was trained on")
+    ap.add_argument("--selected", default="variants/selected.json", help="the shipped set")
+    args = ap.parse_args()
+    new = json.loads(pathlib.Path(args.subtree).read_text())
+    if new["root"].get("feature") == "operands_along_k":
+        sys.exit(f"{args.subtree} splits on the layout: train it on one layout's rows")
+    shipped = {v["id"] for v in json.loads(pathlib.Path(args.selected).read_text())["variants"]}
+    unknown = sorted(leaves(new["root"]) - shipped)
+    if unknown:
+        sys.exit(f"{args.subtree} picks variants outside {args.selected}: {', '.join(unknown)}")
+    along_k = OPERANDS_ALONG_K[args.layout]
+    for path in map(pathlib.Path, args.trees):
+        tree = json.loads(path.read_text())
+        if tree["root"].get("feature") != "operands_along_k":
+            sys.exit(f"{path} has no subtree per layout")
+        tree["root"] = graft(tree["root"], along_k, new["root"])
+        tree["comment"] += f" Then its {args.layout} subtree replaced by one {new['comment'][0].lower()}{new['comment'][1:]} (scripts/graft_subtree.py)."
+        path.write_text(json.dumps(tree, indent=2, ensure_ascii=False) + "\n")
+        print(f"{path}: {args.layout} subtree grafted ({len(leaves(new['root']))} variants at its leaves)")
+
+
+if __name__ == "__main__":
+    main()
