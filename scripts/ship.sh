@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Regenerates what the crate ships (variants/selected.json and selector/*.json) from the committed
+# datasets, in one command. `fewfit regenerate` selects the set and trains the cpu, nvidia-gpu, gpu
+# and default trees and reports the held-out slowdowns; then the changes that it cannot make follow,
+# in order (README, "Regenerating for a release"): the twins measured faster than members of the set
+# (scripts/substitute_twin.py) and the NT subtree trained on the H200's own NT records
+# (scripts/graft_subtree.py). About 25 minutes on a 2-core VM; `cargo build` then renders the set.
+# The set comes out the same on every run, the trees nearly (linfa-trees' hash order).
+# Usage: bash scripts/ship.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release --features tune --bin fewfit
+fewfit=target/release/fewfit
+nt=$(mktemp --suffix .json); trap 'rm -f "$nt"' EXIT
+# The selection: -k 12 --per-class 8 --method greedy (the defaults); the weights file counts decode
+# shapes and the largest three times. --train-only: the set's variants alone on more shapes (8,879
+# (device, shape) problems in NN, 5,667 in row-major NT), which train the trees, not the selection.
+"$fewfit" regenerate \
+    --data variants/data/h200-v2-f32.jsonl.gz variants/data/h200-v2-ml-f32.jsonl.gz \
+           variants/data/h200-v3-skinny-f32.jsonl.gz variants/data/h200-v4-mid-f32.jsonl.gz \
+           variants/data/h200-v4-xgemm-f32.jsonl.gz variants/data/h200-v5-rbr-decode-f32.jsonl.gz \
+           variants/data/h200-v5-rbr-f32.jsonl.gz variants/data/h200-v11-ksplit-f32.jsonl.gz \
+           variants/data/h200-v11-ksplit-set-f32.jsonl.gz variants/data/h200-v18-autosplit-f32.jsonl.gz \
+           variants/data/h200-v16-db3-large-f32.jsonl.gz variants/data/h200-v17-db3-f32.jsonl.gz \
+           variants/data/h200-v17-db3-skinny-f32.jsonl.gz variants/data/h200-v18-db3-f32.jsonl.gz \
+           variants/data/h200-v18-db3-skinny-f32.jsonl.gz variants/data/h200-v18-db3-large-f32.jsonl.gz \
+           variants/data/h200-v19-sk-v2-f32.jsonl.gz variants/data/h200-v19-sk-v2-ml-f32.jsonl.gz \
+           variants/data/pocl-spr2-f32.jsonl.gz variants/data/pocl-zen4-f32.jsonl.gz \
+    --holdout variants/data/h200-v2-unseen-f32.jsonl.gz variants/data/h200-v3-skinny-unseen-f32.jsonl.gz \
+              variants/data/h200-v4-mid-unseen-f32.jsonl.gz variants/data/h200-v4-xgemm-unseen-f32.jsonl.gz \
+              variants/data/h200-v5-rbr-unseen-f32.jsonl.gz variants/data/h200-v11-ksplit-unseen-f32.jsonl.gz \
+              variants/data/h200-v11-ksplit-set-unseen-f32.jsonl.gz variants/data/h200-v18-autosplit-unseen-f32.jsonl.gz \
+              variants/data/h200-v17-db3-unseen-f32.jsonl.gz variants/data/h200-v17-db3-skinny-unseen-f32.jsonl.gz \
+              variants/data/h200-v18-db3-unseen-f32.jsonl.gz variants/data/h200-v18-db3-skinny-unseen-f32.jsonl.gz \
+              variants/data/h200-v19-sk-v2-unseen-f32.jsonl.gz \
+              variants/data/pocl-zen4-unseen-f32.jsonl.gz variants/data/pocl-spr2-unseen-f32.jsonl.gz \
+              variants/data/h100-nt-set-unseen-f32.jsonl.gz \
+    --train-only variants/data/h200-v13-tree-dense-f32.jsonl.gz variants/data/h200-v13-trees-f32.jsonl.gz \
+                 variants/data/h200-v17-db3-tree-dense-f32.jsonl.gz variants/data/h200-v17-db3-trees-f32.jsonl.gz \
+                 variants/data/h200-v18-db3-tree-dense-f32.jsonl.gz variants/data/h200-v18-db3-trees-f32.jsonl.gz \
+                 variants/data/h200-v19-sk-v13-tree-dense-f32.jsonl.gz variants/data/h200-v19-sk-v13-trees-f32.jsonl.gz \
+                 variants/data/pocl-spr2-trees-f32.jsonl.gz \
+                 variants/data/h100-nt-set-f32.jsonl.gz variants/data/h100-nt-trees-f32.jsonl.gz \
+                 variants/data/h100-nt-tree-dense-f32.jsonl.gz \
+                 variants/data/h100-tree-skinny-f32.jsonl.gz variants/data/h100-nt-tree-skinny-f32.jsonl.gz \
+    --shape-weights variants/shapes/weights.txt
+# The twins: the CPU block that packs A, then the GPU tiles' twins faster in row-major NT or TN.
+python3 scripts/substitute_twin.py panel_kc256_lm1_ln16_mv4_nr4_pa0_vw16 PA=1
+python3 scripts/substitute_twin.py xgemm_db1_ksplit1_kwg16_kwi2_mdima16_mdimc16_mwg128_ndimb32_ndimc16_nwg128_rp0_sa1_sb1_sk2_strm1_strn1_swz0_vwk4_vwm2_vwn4 RP=3
+python3 scripts/substitute_twin.py xgemm_db3_ksplit0_kwg16_kwi8_mdima16_mdimc16_mwg128_ndimb8_ndimc8_nwg32_rp0_sa1_sb1_sk0_strm1_strn1_swz1_vwk1_vwm2_vwn4 KWI=4
+python3 scripts/substitute_twin.py xgemm_db3_ksplit0_kwg16_kwi4_mdima16_mdimc16_mwg128_ndimb8_ndimc8_nwg32_rp0_sa1_sb1_sk0_strm1_strn1_swz1_vwk1_vwm2_vwn4 VWK=4
+python3 scripts/substitute_twin.py xgemm_db3_ksplit8_kwg32_kwi8_mdima16_mdimc16_mwg32_ndimb8_ndimc8_nwg32_rp0_sa1_sb1_sk0_strm0_strn1_swz1_vwk4_vwm2_vwn2 KWI=4
+python3 scripts/substitute_twin.py xgemm_db3_ksplit8_kwg32_kwi4_mdima16_mdimc16_mwg32_ndimb8_ndimc8_nwg32_rp0_sa1_sb1_sk0_strm0_strn1_swz1_vwk4_vwm2_vwn2 VWK=8
+# The NT subtree, trained on the H200's NT records of the set as it stands here (before the UKK twins).
+"$fewfit" train --class nvidia-gpu --out "$nt" --shape-weights variants/shapes/weights.txt \
+    --data variants/data/h200-v24-nt-set-f32.jsonl.gz variants/data/h200-v24-nt-trees-f32.jsonl.gz \
+           variants/data/h200-v24-nt-tree-dense-f32.jsonl.gz variants/data/h200-v24-nt-tree-skinny-f32.jsonl.gz
+python3 scripts/graft_subtree.py "$nt" --layout NT selector/nvidia-gpu.json selector/gpu.json selector/default.json
+# The direct variants' twins that load one run of k's a step where B is contiguous along K.
+for id in direct_kdimd32_ndimd8_rbr0_ukd8_ukk0_vwd4_wptm2_wptn1 direct_kdimd32_ndimd16_rbr0_ukd4_ukk0_vwd4_wptm4_wptn1 \
+          direct_kdimd64_ndimd8_rbr0_ukd8_ukk0_vwd4_wptm2_wptn1 direct_kdimd64_ndimd8_rbr1_ukd4_ukk0_vwd4_wptm4_wptn1; do
+  python3 scripts/substitute_twin.py $id UKK=1
+done
