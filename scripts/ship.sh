@@ -15,10 +15,9 @@ nt=$(mktemp --suffix .json); trap 'rm -f "$nt"' EXIT
 # The selection: -k 12 --per-class 8 --method greedy (the defaults); the weights file counts decode
 # shapes and the largest three times. --train-only: the set's variants alone on more shapes (8,879
 # (device, shape) problems in NN, 5,667 in row-major NT), which train the trees, not the selection.
-BENCH_DATA='' source scripts/device/oracle-data.sh   # ORACLE_DATA: the H200 datasets the set is selected from
-# shellcheck disable=SC2086
+mapfile -t selection < <(grep -v '^#' variants/selection-data.txt)
 "$fewfit" regenerate \
-    --data $ORACLE_DATA variants/data/pocl-spr2-f32.jsonl.gz variants/data/pocl-zen4-f32.jsonl.gz \
+    --data "${selection[@]}" \
     --holdout variants/data/h200-v2-unseen-f32.jsonl.gz variants/data/h200-v3-skinny-unseen-f32.jsonl.gz \
               variants/data/h200-v4-mid-unseen-f32.jsonl.gz variants/data/h200-v4-xgemm-unseen-f32.jsonl.gz \
               variants/data/h200-v5-rbr-unseen-f32.jsonl.gz variants/data/h200-v11-ksplit-unseen-f32.jsonl.gz \
