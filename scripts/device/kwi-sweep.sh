@@ -5,21 +5,20 @@
 # docs/data/kwi-nt-2026-11-29/variants.jsonl (each tile at KWI 2, 4 and 8, 64 x 64 at 2 and 4) on the
 # shapes of variants/shapes/$SHAPES.txt (default "train unseen") in the row-major LAYOUTS (default
 # "nt"), median of 10 device times:
-# $OUT/$gpu-kwi-$layout-f32.jsonl.gz, and KWI against 2 and against 8 in $OUT/kwi-compare.txt.
+# $OUT/$prefix-kwi-$layout-f32.jsonl.gz, and KWI against 2 and against 8 in $OUT/kwi-compare.txt.
 # Usage: [LAYOUTS="nt nn"] [SHAPES=train] bash scripts/device/kwi-sweep.sh [BUDGET_SECS per sweep, 300]
 # Binaries: scripts/device/build.sh.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/device/nvidia.sh
 out="${OUT:-/tmp}"
-gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -o 'H[0-9]00' | tr 'H' 'h')
 for layout in ${LAYOUTS:-nt}; do
   args=()
   case $layout in nt) args=(--transpose-b) ;; tn) args=(--transpose-a) ;; esac
   for shapes in ${SHAPES:-train unseen}; do
     .device/fewfit sweep --device gpu --sample 0 --no-shipped --variants-from docs/data/kwi-nt-2026-11-29/variants.jsonl \
       --shapes "variants/shapes/$shapes.txt" --repeats 10 --quiet --budget-secs "${1:-300}" "${args[@]}" \
-      --out "$out/$gpu-kwi-$layout-f32.jsonl" 2>&1 | tail -2
+      --out "$out/$prefix-kwi-$layout-f32.jsonl" 2>&1 | tail -2
   done
 done
 {
@@ -27,7 +26,7 @@ done
   for layout in ${LAYOUTS:-nt}; do
     for base in 2 8; do
       echo "## $layout: KWI against $base"
-      python3 scripts/param_compare.py "$out/$gpu-kwi-$layout-f32.jsonl" --param KWI --base $base
+      python3 scripts/param_compare.py "$out/$prefix-kwi-$layout-f32.jsonl" --param KWI --base $base
     done
   done
 } > "$out/kwi-compare.txt" 2>&1

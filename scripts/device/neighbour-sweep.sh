@@ -4,27 +4,27 @@
 # `scripts/set_records.py variants/selected.json OUT DATA... --kernel xgemm`) is timed
 # with a copy for each value of each parameter listed below (`fewfit sweep --also-with`; copies
 # that break the family's rules are left out), on the training shapes in the row-major LAYOUTS (default
-# "nn nt tn"), median of 10 device times: $OUT/$gpu-nb-$FAMILY-$layout-f32.jsonl.gz. For twins that gain in
+# "nn nt tn"), median of 10 device times: $OUT/$prefix-nb-$FAMILY-$layout-f32.jsonl.gz. For twins that gain in
 # one layout without losing in the others (scripts/neighbour_compare.py on the dev machine).
 # PARAMS="UKK=1 ..." replaces the list of changes; SHAPES="FILE ..." the shape lists (default
 # variants/shapes/train.txt; with FAMILY=direct their shapes with M <= 16); TAG names the output
-# ($gpu-nb-$FAMILY-$TAG$layout-f32).
+# ($prefix-nb-$FAMILY-$TAG$layout-f32).
 # Usage: [FAMILY=direct] [SET=FILE] [LAYOUTS="nt"] [PARAMS=..] [SHAPES=..] [TAG=..] bash scripts/device/neighbour-sweep.sh [BUDGET_SECS per layout, 150]
 # Binaries: scripts/device/build.sh.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/device/nvidia.sh
 out="${OUT:-/tmp}"
-gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -o 'H[0-9]00' | tr 'H' 'h')
 # FAMILY=direct: the set's direct variants (SET default set-direct.jsonl) on the training shapes
 # with M <= 16, where the trees pick them.
-shapes="$out/shapes.txt"; cat ${SHAPES:-variants/shapes/train.txt} | awk '!/^#/ && NF >= 3' > "$shapes"
+max_m=$([ "${FAMILY:-xgemm}" = direct ] && echo 16 || echo 2147483647)
+shapes="$out/shapes.txt"
+cat ${SHAPES:-variants/shapes/train.txt} | awk -v max_m="$max_m" '!/^#/ && NF >= 3 && $1 <= max_m' > "$shapes"
 if [ "${FAMILY:-xgemm}" = direct ]; then
   set_file="${SET:-docs/data/set-neighbours-2026-11-29/set-direct.jsonl}"
   params="WPTM=1 WPTM=2 WPTM=4 WPTM=8 WPTM=16 WPTN=1 WPTN=2 WPTN=4 WPTN=8 NDIMD=4 NDIMD=8 NDIMD=16 NDIMD=32
           NDIMD=64 KDIMD=8 KDIMD=16 KDIMD=32 KDIMD=64 KDIMD=128 VWD=1 VWD=2 VWD=4 VWD=8 UKD=1 UKD=2 UKD=4 UKD=8 RBR=0 RBR=1
           UKK=1 UKK=2 UKK=4 UKK=8"
-  awk '$1 <= 16' "$shapes" > "$out/shapes-m16.txt"; mv "$out/shapes-m16.txt" "$shapes"
 else
   set_file="${SET:-docs/data/set-neighbours-2026-11-29/set.jsonl}"
   params="VWK=1 VWK=2 VWK=4 VWK=8 KWI=1 KWI=2 KWI=4 KWI=8 SWZ=0 SWZ=1 STRM=0 STRM=1 STRN=0 STRN=1
@@ -32,13 +32,12 @@ else
           KWG=16 KWG=32 KWG=64"
 fi
 also=(); for p in ${PARAMS:-$params}; do also+=(--also-with "$p"); done
-date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 for layout in ${LAYOUTS:-nn nt tn}; do
   args=()
   case $layout in nt) args=(--transpose-b) ;; tn) args=(--transpose-a) ;; esac
   .device/fewfit sweep --device gpu --sample 0 --no-shipped --variants-from "$set_file" \
     "${also[@]}" --shapes "$shapes" --repeats 10 --quiet --budget-secs "${1:-150}" "${args[@]}" \
-    --out "$out/$gpu-nb-${FAMILY:-xgemm}-${TAG:-}$layout-f32.jsonl" 2>&1 | tail -2
+    --out "$out/$prefix-nb-${FAMILY:-xgemm}-${TAG:-}$layout-f32.jsonl" 2>&1 | tail -2
 done
 rm -f "$shapes"; gzip -f "$out"/*.jsonl
 date -u

@@ -5,7 +5,7 @@
 #     them, against the f64 reference through NVIDIA's OpenCL: $OUT/tests.log.
 #  2. The tile with the RP values RPS (default "0 1 2 3", variants/space-gpu-rp.json) over the
 #     training and held-out shapes (variants/shapes/train.txt, unseen.txt), in the row-major
-#     LAYOUTS (default "nn nt tn"), median of 10 device times: $OUT/$gpu-rp-$layout-f32.jsonl.gz,
+#     LAYOUTS (default "nn nt tn"), median of 10 device times: $OUT/$prefix-rp-$layout-f32.jsonl.gz,
 #     and RP against RP = 0 (which RPS must hold; scripts/param_compare.py) in $OUT/compare.txt.
 # Stops sweeping after BUDGET_SECS (420); the sweeps resume from their files when run again.
 # Usage: [RPS="0 3"] [LAYOUTS="nn tn"] bash scripts/device/rp-sweep.sh [BUDGET_SECS]
@@ -14,7 +14,6 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/device/nvidia.sh
 out="${OUT:-/tmp}"
-gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -o 'H[0-9]00' | tr 'H' 'h')
 deadline=$(( $(date +%s) + ${1:-420} ))
 layouts=${LAYOUTS:-nn nt tn}
 space="$out/space-rp.json"
@@ -31,14 +30,14 @@ for layout in $layouts; do
   for shapes in variants/shapes/train.txt variants/shapes/unseen.txt; do
     left=$(( deadline - $(date +%s) )); [ "$left" -gt 10 ] || { echo "budget spent before $layout $shapes"; break; }
     .device/fewfit sweep --device gpu --space "$space" --shapes "$shapes" --repeats 10 \
-      --quiet --no-shipped --budget-secs "$left" "${args[@]}" --out "$out/$gpu-rp-$layout-f32.jsonl" 2>&1 | tail -2
+      --quiet --no-shipped --budget-secs "$left" "${args[@]}" --out "$out/$prefix-rp-$layout-f32.jsonl" 2>&1 | tail -2
   done
 done
 {
   date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
   for layout in $layouts; do
     echo "## $layout: RP = ${RPS:-0 1 2 3} against 0"
-    python3 scripts/param_compare.py "$out/$gpu-rp-$layout-f32.jsonl" --param RP --base 0
+    python3 scripts/param_compare.py "$out/$prefix-rp-$layout-f32.jsonl" --param RP --base 0
   done
 } > "$out/compare.txt" 2>&1
 cat "$out/compare.txt"

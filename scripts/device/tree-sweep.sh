@@ -7,7 +7,7 @@
 # The dataset goes to $OUT/NAME.jsonl(.gz), resumable: carry NAME.jsonl back in .device/ and run
 # again. SKIP_MEASURED=1 skips the pairs the committed H200 datasets hold (after a set change: its
 # new members only). LAYOUT=NT times row-major NT calls (`sweep --transpose-b`: records say
-# "layout": "NT"; SKIP_MEASURED then has nothing to skip). SET=FILE.jsonl.gz times the variants of
+# "layout": "NT"; SKIP_MEASURED then has nothing to skip). SET=FILE (records) times the variants of
 # those records instead (e.g. a set before a twin's substitution). Binaries: scripts/device/build.sh.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -16,12 +16,12 @@ out="${OUT:-/tmp/tree-out}"; mkdir -p "$out" /tmp/tree
 source scripts/device/nvidia.sh
 fewfit=.device/fewfit; [ -x "$fewfit" ] || fewfit=target/release/fewfit
 [ -f ".device/$name.jsonl" ] && cp ".device/$name.jsonl" "$out/"
-if [ -n "${SET:-}" ]; then cp "$SET" /tmp/tree/set.jsonl.gz
-else python3 scripts/set_records.py variants/selected.json /tmp/tree/set.jsonl.gz variants/data/h200-*.jsonl.gz; fi
+set_records="${SET:-/tmp/tree/set.jsonl.gz}"
+[ -n "${SET:-}" ] || python3 scripts/set_records.py variants/selected.json "$set_records" variants/data/h200-*.jsonl.gz
 skip=(); [ "${SKIP_MEASURED:-0}" = 1 ] && skip=(--skip-measured variants/data/h200-*.jsonl.gz)
 layout=(); [ "${LAYOUT:-NN}" = NT ] && layout=(--transpose-b)
 "$fewfit" sweep --device gpu --shapes "$shapes" --space variants/space-gpu.json --sample 0 \
-  --no-shipped --variants-from /tmp/tree/set.jsonl.gz --repeats 10 --quiet --budget-secs "$budget" \
+  --no-shipped --variants-from "$set_records" --repeats 10 --quiet --budget-secs "$budget" \
   "${skip[@]}" "${layout[@]}" --out "$out/$name.jsonl"
 gzip -kf "$out/$name.jsonl"
 date -u

@@ -2,19 +2,17 @@
 # On the lent GPU machine: a quick check of the set after twins were substituted. Times the set's
 # xgemm tiles named in TILES (default docs/data/set-neighbours-2026-11-29/set-after.jsonl) on the
 # held-out shapes (variants/shapes/unseen.txt) in row-major NN and NT (10 repeats):
-# $OUT/$gpu-twins-{nn,nt}-unseen-f32.jsonl.gz; runs the GPU `variants` tests and the C API test; then the
+# $OUT/$prefix-twins-{nn,nt}-unseen-f32.jsonl.gz; runs the GPU `variants` tests and the C API test; then the
 # peer bench on the 130 ML shapes in NN and NT (bench-ml.sh, without the oracle) into $OUT/ml, $OUT/ml-nt.
 # Usage: bash scripts/device/twin-check.sh   Binaries: scripts/device/build.sh.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/device/nvidia.sh
 out="${OUT:-/tmp}"
-gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -o 'H[0-9]00' | tr 'H' 'h')
-date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 for layout in nn nt; do
   args=(); [ "$layout" = nt ] && args=(--transpose-b)
   .device/fewfit sweep --device gpu --sample 0 --no-shipped --variants-from "${TILES:-docs/data/set-neighbours-2026-11-29/set-after.jsonl}" \
-    --shapes variants/shapes/unseen.txt --repeats 10 --quiet "${args[@]}" --out "$out/$gpu-twins-$layout-unseen-f32.jsonl" 2>&1 | tail -1
+    --shapes variants/shapes/unseen.txt --repeats 10 --quiet "${args[@]}" --out "$out/$prefix-twins-$layout-unseen-f32.jsonl" 2>&1 | tail -1
 done
 gzip -f "$out"/*.jsonl
 export FEWFIT_DEVICE=gpu FEWFIT_CACHE_DIR=/tmp/fewfit-cache FEWFIT_TEST_DEVICE=require
