@@ -257,8 +257,9 @@ pub struct Dataset {
 }
 
 impl Dataset {
-    /// Reads JSON Lines files. Corrupt lines (a half-written last line after a crash, say) and exact
-    /// duplicates are skipped and counted; two records with the same key but different results
+    /// Reads JSON Lines files, gzip-compressed where the name ends in `.gz` (every member of the
+    /// file, as `cat a.gz b.gz` joins them). Corrupt lines (a half-written last line after a crash,
+    /// say) and exact duplicates are skipped and counted; two records with the same key but different results
     /// are a conflict and an error naming both places.
     pub fn load(paths: &[PathBuf]) -> Result<(Dataset, LoadReport)> {
         let mut report = LoadReport::default();
@@ -267,7 +268,7 @@ impl Dataset {
         for path in paths {
             let file = File::open(path).map_err(|source| Error::Io { path: path.clone(), source })?;
             let reader: Box<dyn BufRead> = if path.extension().is_some_and(|e| e == "gz") {
-                Box::new(BufReader::new(flate2::read::GzDecoder::new(file)))
+                Box::new(BufReader::new(flate2::read::MultiGzDecoder::new(file)))
             } else {
                 Box::new(BufReader::new(file))
             };
@@ -587,5 +588,18 @@ mod tests {
         let (back, report) = Dataset::load(&[path]).unwrap();
         assert_eq!(back.records, set.records);
         assert_eq!(report.corrupt, 0);
+    }
+
+    #[test]
+    fn gz_files_joined_by_cat_load_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let (first, second) = (dir.path().join("a.jsonl.gz"), dir.path().join("b.jsonl.gz"));
+        Dataset { records: vec![record(4, 1, 2.0)] }.save(&first).unwrap();
+        Dataset { records: vec![record(5, 1, 2.5)] }.save(&second).unwrap();
+        let joined = dir.path().join("ab.jsonl.gz");
+        let bytes = [std::fs::read(&first).unwrap(), std::fs::read(&second).unwrap()].concat();
+        std::fs::write(&joined, bytes).unwrap();
+        let (back, _) = Dataset::load(&[joined]).unwrap();
+        assert_eq!(back.records, vec![record(4, 1, 2.0), record(5, 1, 2.5)]);
     }
 }
