@@ -49,7 +49,7 @@ python3 scripts/substitute_twin.py xgemm_db3_ksplit8_kwg32_kwi4_mdima16_mdimc16_
            variants/data/h200-v24-nt-tree-dense-f32.jsonl.gz variants/data/h200-v24-nt-tree-skinny-f32.jsonl.gz
 python3 scripts/graft_subtree.py "$nt" --layout NT selector/nvidia-gpu.json selector/gpu.json selector/default.json
 # The direct variants' twins that load one run of k's a step where B is contiguous along K.
-for id in direct_kdimd32_ndimd8_rbr0_ukd8_ukk0_vwd4_wptm2_wptn1 direct_kdimd32_ndimd16_rbr0_ukd4_ukk0_vwd4_wptm4_wptn1 \
-          direct_kdimd64_ndimd8_rbr0_ukd8_ukk0_vwd4_wptm2_wptn1 direct_kdimd64_ndimd8_rbr1_ukd4_ukk0_vwd4_wptm4_wptn1; do
+for id in direct_kdimd32_ksplit1_ndimd8_rbr0_ukd8_ukk0_vwd4_wptm2_wptn1 direct_kdimd32_ksplit1_ndimd16_rbr0_ukd4_ukk0_vwd4_wptm4_wptn1 \
+          direct_kdimd64_ksplit1_ndimd8_rbr0_ukd8_ukk0_vwd4_wptm2_wptn1 direct_kdimd64_ksplit1_ndimd8_rbr1_ukd4_ukk0_vwd4_wptm4_wptn1; do
   python3 scripts/substitute_twin.py $id UKK=1
 done

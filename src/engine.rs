@@ -386,10 +386,9 @@ impl CompiledVariant {
             Family::Xgemm => {
                 args.int(if stream_k_groups.is_some() { p.batch } else { splits })?;
             }
-            Family::Panel => {
+            Family::Panel | Family::Direct => {
                 args.int(splits)?;
             }
-            Family::Direct => {}
         }
         let tiles = [p.m.div_ceil(g.tile[0]), p.n.div_ceil(g.tile[1])];
         let global = match stream_k_groups {

@@ -3,7 +3,7 @@
 //! of both operands or only those contiguous along M / N),
 //! vector loads along K (VWK), register prefetch of the next step's fragments (RP), split-K with
 //! atomic adds (KSPLIT, fixed or chosen per launch), stream-K (SK), vector
-//! loads in the direct kernel (VWD) and its runs of k along K (UKK), and the CPU register-blocked kernel (panel, with A's slices
+//! loads in the direct kernel (VWD), its runs of k along K (UKK) and its splits of K (KSPLIT), and the CPU register-blocked kernel (panel, with A's slices
 //! copied into local memory or not). Each is checked against the f64
 //! reference over both layouts, all four transpose pairs, edge shapes, tight and padded leading
 //! dimensions with offsets, beta = 0 over NaN-poisoned C and beta != 0, strided batches, f32 and f64.
@@ -83,6 +83,7 @@ fn direct(wptm: u32, wptn: u32, ndimd: u32, kdimd: u32, vwd: u32, ukd: u32) -> V
             ("UKD", ukd),
             ("RBR", 0),
             ("UKK", 0),
+            ("KSPLIT", 1),
         ],
     )
 }
@@ -97,6 +98,12 @@ fn direct_by_rows(wptm: u32, wptn: u32, ndimd: u32, kdimd: u32, vwd: u32, ukd: u
 /// A direct variant loading `ukk` runs of k's at once where B is contiguous along K (UKK).
 fn direct_with_runs(mut v: Variant, ukk: u32) -> Variant {
     v.params.insert("UKK".into(), ukk);
+    v
+}
+
+/// A direct variant that splits K `splits` ways (KSPLIT; 0: chosen per launch).
+fn direct_split(mut v: Variant, splits: u32) -> Variant {
+    v.params.insert("KSPLIT".into(), splits);
     v
 }
 
@@ -152,6 +159,12 @@ fn variants() -> Vec<Variant> {
         // 4 runs beside one k.
         direct_with_runs(direct(2, 1, 8, 32, 4, 8), 1),
         direct_with_runs(direct(4, 1, 4, 16, 2, 1), 4),
+        // Splits of K added into C (split 0 stores, then releases the others on NVIDIA), some of
+        // them empty where K is short; with runs along K, and reduced row by row.
+        direct_split(direct(2, 1, 8, 32, 4, 8), 4),
+        direct_split(direct_with_runs(direct(4, 1, 4, 16, 2, 1), 2), 16),
+        direct_split(direct_by_rows(4, 2, 2, 8, 2, 2), 2),
+        direct_split(direct(1, 1, 4, 16, 4, 1), 0),
         panel(16, 2, 8, 1, 4, 32, 0),
         panel(8, 3, 6, 2, 2, 4096, 0),
         panel(4, 1, 1, 1, 1, 64, 0),
@@ -288,6 +301,7 @@ fn split_k_waits_for_the_callers_events_and_its_event_covers_the_scale() {
     let cases = [
         ("KSPLIT = 8", xgemm(&[("KSPLIT", 8)]), 1700),
         ("KSPLIT = 0", xgemm(&[("KSPLIT", 0)]), 1700),
+        ("direct KSPLIT = 4", direct_split(direct(2, 1, 8, 32, 4, 8), 4), 1700),
         ("panel", panel(16, 1, 12, 4, 1, 256, 0), 30000),
     ];
     for (name, variant, k) in cases {

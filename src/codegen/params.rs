@@ -53,7 +53,7 @@ impl Family {
     pub fn neutral_defaults(self) -> &'static [(&'static str, u32)] {
         match self {
             Family::Xgemm => &[("VWK", 1), ("DB", 0), ("KSPLIT", 1), ("SWZ", 0), ("SK", 0), ("RP", 0)],
-            Family::Direct => &[("VWD", 1), ("UKD", 1), ("RBR", 0), ("UKK", 0)],
+            Family::Direct => &[("VWD", 1), ("UKD", 1), ("RBR", 0), ("UKK", 0), ("KSPLIT", 1)],
             Family::Panel => &[("PA", 0)],
         }
     }
@@ -252,6 +252,11 @@ const DIRECT_PARAMS: &[ParamSpec] = &[
         name: "UKK",
         meaning: "runs of VWD k's per column loaded at once when B is contiguous along K (fewer where they would take over 64 registers); 0: UKD's value",
         allowed: &[0, 1, 2, 4, 8],
+    },
+    ParamSpec {
+        name: "KSPLIT",
+        meaning: "splits of K, each in its own work-groups, added into C atomically (1: off; 0: chosen per launch where the work-groups are too few to fill the device)",
+        allowed: &[0, 1, 2, 4, 8, 16],
     },
 ];
 
@@ -488,8 +493,8 @@ impl Variant {
                 local: [1, p("NDIMD") * p("KDIMD")],
                 tile: [p("WPTM"), p("NDIMD") * p("WPTN") * p("VWD")],
                 orientation: Orientation::SmallM,
-                k_splits: 1,
-                split_rule: SplitRule::AtomicAddLimits,
+                k_splits: p("KSPLIT"),
+                split_rule: SplitRule::FillDevice,
                 stream_k: 0,
                 k_step: 1,
             },
@@ -539,6 +544,9 @@ pub enum SplitRule {
     /// CPUs, which run each work-group on one core: split only while the work-groups leave cores
     /// idle, with at least 512 of K (and KC) and 2²⁰ multiply-adds per split.
     FillCores,
+    /// The direct family on GPUs: split only while the work-items are too few to keep each
+    /// compute unit's loads of B in flight, with a deep enough K per split ([`FILL_DEVICE_LIMITS`]).
+    FillDevice,
 }
 
 /// How a device adds each split's product into C, which sets how far KSPLIT = 0 splits K.
@@ -579,6 +587,7 @@ impl AtomicAdd {
         match self {
             AtomicAdd::Reduction => SplitLimits {
                 groups_per_unit: 64,
+                work_items_per_unit: usize::MAX / 2,
                 c_per_unit: 131_072,
                 min_depth: 64,
                 depth_per_group: 2,
@@ -588,6 +597,7 @@ impl AtomicAdd {
             },
             AtomicAdd::CompareAndSwap => SplitLimits {
                 groups_per_unit: 12,
+                work_items_per_unit: usize::MAX / 2,
                 c_per_unit: 16_384,
                 min_depth: 384,
                 depth_per_group: 0,
@@ -603,6 +613,8 @@ impl AtomicAdd {
 struct SplitLimits {
     /// Work-groups per compute unit.
     groups_per_unit: usize,
+    /// Work-items per compute unit.
+    work_items_per_unit: usize,
     /// Elements of C (padded to tiles) times splits per compute unit.
     c_per_unit: usize,
     /// The least depth of K per split.
@@ -625,12 +637,31 @@ struct SplitLimits {
 /// (docs/PERFORMANCE.md, "Split-K on CPUs").
 const FILL_CORES_LIMITS: SplitLimits = SplitLimits {
     groups_per_unit: 1,
+    work_items_per_unit: usize::MAX / 2,
     c_per_unit: usize::MAX / 2,
     min_depth: 512,
     depth_per_group: 0,
     max_splits: SPLITS_ON_A_FULL_DEVICE,
     few_groups_per_unit: 0,
     min_macs: 1 << 20,
+};
+
+/// The limits of [`SplitRule::FillDevice`]: at most 512 work-items per compute unit, at least 2,048
+/// of K per split, at most [`SPLITS_ON_A_FULL_DEVICE`] splits; C is not limited (a few rows).
+/// Fitted on the H200 to the set's four direct variants with 1-16 splits each on the 161 shapes
+/// with M <= 16 of `train.txt`, `unseen.txt` and `train-trees.txt`, NN and row-major NT (2026-11-29,
+/// docs/PERFORMANCE.md "Split-K in the direct kernel"): 1.032x faster than not splitting over the
+/// 1,288 pairs, each variant 1.007-1.074x in each layout; 2 or 4 work-groups per compute unit
+/// gain more on some variants but lose up to 35 % on others.
+const FILL_DEVICE_LIMITS: SplitLimits = SplitLimits {
+    groups_per_unit: usize::MAX / 2,
+    work_items_per_unit: 512,
+    c_per_unit: usize::MAX / 2,
+    min_depth: 2048,
+    depth_per_group: 0,
+    max_splits: SPLITS_ON_A_FULL_DEVICE,
+    few_groups_per_unit: 0,
+    min_macs: 0,
 };
 
 /// The most splits KSPLIT = 0 takes whatever the work-groups (up to the other limits).
@@ -674,16 +705,19 @@ impl Geometry {
         }
         let limits = match self.split_rule {
             SplitRule::AtomicAddLimits => atomic_add.split_limits(),
+            SplitRule::FillDevice => FILL_DEVICE_LIMITS,
             // A CPU's splits take whole steps of K (its ranges are multiples of KC).
             SplitRule::FillCores => {
                 SplitLimits { min_depth: FILL_CORES_LIMITS.min_depth.max(self.k_step), ..FILL_CORES_LIMITS }
             }
         };
         let groups = m.div_ceil(self.tile[0]) * n.div_ceil(self.tile[1]) * batch;
+        let work_items = groups * self.local[0] * self.local[1];
         let padded_c = groups * self.tile[0] * self.tile[1];
         let mut splits = 1;
         while splits < limits.max_splits
             && groups * splits * 2 <= limits.groups_per_unit * compute_units
+            && work_items.saturating_mul(splits * 2) <= limits.work_items_per_unit.saturating_mul(compute_units)
             && padded_c.saturating_mul(splits * 2) <= limits.c_per_unit.saturating_mul(compute_units)
             && k / (splits * 2) >= limits.min_depth.max(limits.depth_per_group * groups)
             && m.saturating_mul(n).saturating_mul(k).saturating_mul(batch) / (splits * 2) >= limits.min_macs
@@ -984,7 +1018,17 @@ mod tests {
         assert_eq!(v.validate().unwrap_err().field, "(MWG*KWG) % (MDIMC*NDIMC*VWK) == 0");
         let mut d = Variant::new(
             Family::Direct,
-            &[("WPTM", 1), ("WPTN", 2), ("NDIMD", 4), ("KDIMD", 64), ("VWD", 4), ("UKD", 4), ("RBR", 0), ("UKK", 0)],
+            &[
+                ("WPTM", 1),
+                ("WPTN", 2),
+                ("NDIMD", 4),
+                ("KDIMD", 64),
+                ("VWD", 4),
+                ("UKD", 4),
+                ("RBR", 0),
+                ("UKK", 0),
+                ("KSPLIT", 1),
+            ],
         );
         assert_eq!(d.validate(), Ok(()));
         assert_eq!(d.geometry().tile, [1, 32]);
@@ -999,6 +1043,21 @@ mod tests {
         assert_eq!(d.local_mem_bytes(4), 8 * 1024 * 4);
         d.params.insert("UKD".into(), 8);
         assert_eq!(d.validate().unwrap_err().field, "UKD*WPTN*VWD <= 32");
+        // KSPLIT = 0: work-groups of 256 work-items on 132 compute units split K while they stay within
+        // 512 work-items per unit and 2,048 of K per split.
+        d.params.extend(
+            [("WPTM", 4), ("WPTN", 1), ("NDIMD", 8), ("KDIMD", 32), ("UKD", 4), ("RBR", 0), ("KSPLIT", 0)]
+                .map(|(n, v)| (n.to_string(), v)),
+        );
+        assert_eq!(d.validate(), Ok(()));
+        let g = d.geometry();
+        assert_eq!((g.tile, g.local), ([4, 32], [1, 256]));
+        let split = |m, n, k| g.splits_for(m, n, k, 1, 132, AtomicAdd::Reduction);
+        assert_eq!(split(16, 256, 65536), 8, "32 work-groups: 8 x 32 x 256 work-items <= 512 x 132 < 16 x 32 x 256");
+        assert_eq!(split(16, 256, 8192), 4, "depth: 8,192 / 8 < 2,048");
+        assert_eq!(split(4, 4096, 14336), 2, "128 work-groups: 2 x 128 x 256 <= 512 x 132");
+        assert_eq!(split(4, 8192, 14336), 1, "256 work-groups already fill 512 work-items per unit");
+        assert_eq!(split(1, 1, 1 << 30), 16, "at most 16 splits");
     }
 
     #[test]

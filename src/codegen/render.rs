@@ -81,7 +81,9 @@ pub fn render_sources(variant: &Variant) -> Result<Sources> {
     }
     let mut unsplit = variant.clone();
     unsplit.params.insert("KSPLIT".into(), 1);
-    unsplit.params.insert("SK".into(), 0);
+    if variant.family == Family::Xgemm {
+        unsplit.params.insert("SK".into(), 0);
+    }
     Ok(Sources { main: render(&unsplit)?, split: Some(render(variant)?) })
 }
 
