@@ -53,3 +53,9 @@ for id in direct_kdimd32_ksplit1_ndimd8_rbr0_ukd8_ukk0_vwd4_wptm2_wptn1 direct_k
           direct_kdimd64_ksplit1_ndimd8_rbr0_ukd8_ukk0_vwd4_wptm2_wptn1 direct_kdimd64_ksplit1_ndimd8_rbr1_ukd4_ukk0_vwd4_wptm4_wptn1; do
   python3 scripts/substitute_twin.py $id UKK=1
 done
+# Their KSPLIT = 0 twins, which split K where too few work-groups would load B (docs/PERFORMANCE.md,
+# "Split-K in the direct kernel").
+for id in direct_kdimd32_ksplit1_ndimd8_rbr0_ukd8_ukk1_vwd4_wptm2_wptn1 direct_kdimd32_ksplit1_ndimd16_rbr0_ukd4_ukk1_vwd4_wptm4_wptn1 \
+          direct_kdimd64_ksplit1_ndimd8_rbr0_ukd8_ukk1_vwd4_wptm2_wptn1 direct_kdimd64_ksplit1_ndimd8_rbr1_ukd4_ukk1_vwd4_wptm4_wptn1; do
+  python3 scripts/substitute_twin.py $id KSPLIT=0
+done

@@ -716,7 +716,7 @@ impl Geometry {
         let padded_c = groups * self.tile[0] * self.tile[1];
         let mut splits = 1;
         while splits < limits.max_splits
-            && groups * splits * 2 <= limits.groups_per_unit * compute_units
+            && groups * splits * 2 <= limits.groups_per_unit.saturating_mul(compute_units)
             && work_items.saturating_mul(splits * 2) <= limits.work_items_per_unit.saturating_mul(compute_units)
             && padded_c.saturating_mul(splits * 2) <= limits.c_per_unit.saturating_mul(compute_units)
             && k / (splits * 2) >= limits.min_depth.max(limits.depth_per_group * groups)
