@@ -199,6 +199,16 @@ mod tests {
         by_rows.params.insert("RBR".into(), 1);
         assert!(render(&by_rows).unwrap().contains("#define RROWS 1"));
         assert!(render_helpers().unwrap().contains("scale_c"));
+        // Splits of K chosen per launch: the unsplit program as KSPLIT = 1 renders it, and a split
+        // program that adds into C, scales C first where it must, and on NVIDIA waits for split 0.
+        let mut auto = v.clone();
+        auto.params.insert("KSPLIT".into(), 0);
+        let sources = render_sources(&auto).unwrap();
+        assert_eq!(sources.main, s, "unsplit launches run the KSPLIT = 1 program");
+        assert!(!s.contains("atomic_add_real") && !s.contains("tile_flag"));
+        let split = sources.split.unwrap();
+        assert!(split.contains("const int splits = k_splits;") && split.contains("atomic_add_real(cp, alpha * sum)"));
+        assert!(split.contains("__kernel void scale_c") && split.contains("atomic_xchg(tile_flag, epoch)"));
     }
 
     #[test]
