@@ -7,9 +7,10 @@
 # "nn nt tn"), median of 10 device times: $OUT/$prefix-nb-$FAMILY-$layout-f32.jsonl.gz. For twins that gain in
 # one layout without losing in the others (scripts/neighbour_compare.py on the dev machine).
 # PARAMS="UKK=1 ..." replaces the list of changes; SHAPES="FILE ..." the shape lists (default
-# variants/shapes/train.txt; with FAMILY=direct their shapes with M <= 16); TAG names the output
+# variants/shapes/train.txt; with FAMILY=direct their shapes with M <= 16, with MAX_SIDE=S those whose
+# short side min(M, N) is at most S; a shape listed twice is timed once); TAG names the output
 # ($prefix-nb-$FAMILY-$TAG$layout-f32).
-# Usage: [FAMILY=direct] [SET=FILE] [LAYOUTS="nt"] [PARAMS=..] [SHAPES=..] [TAG=..] bash scripts/device/neighbour-sweep.sh [BUDGET_SECS per layout, 150]
+# Usage: [FAMILY=direct] [SET=FILE] [LAYOUTS="nt"] [PARAMS=..] [SHAPES=..] [MAX_SIDE=..] [TAG=..] bash scripts/device/neighbour-sweep.sh [BUDGET_SECS per layout, 150]
 # Binaries: scripts/device/build.sh.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -19,7 +20,8 @@ out="${OUT:-/tmp}"
 # with M <= 16, where the trees pick them.
 max_m=$([ "${FAMILY:-xgemm}" = direct ] && echo 16 || echo 2147483647)
 shapes="$out/shapes.txt"
-cat ${SHAPES:-variants/shapes/train.txt} | awk -v max_m="$max_m" '!/^#/ && NF >= 3 && $1 <= max_m' > "$shapes"
+cat ${SHAPES:-variants/shapes/train.txt} | awk -v max_m="$max_m" -v side="${MAX_SIDE:-}" \
+  '!/^#/ && NF >= 3 && (side == "" ? $1 <= max_m : ($1 <= side + 0 || $2 <= side + 0)) && !seen[$1 " " $2 " " $3]++' > "$shapes"
 if [ "${FAMILY:-xgemm}" = direct ]; then
   set_file="${SET:-docs/data/set-neighbours-2026-11-29/set-direct.jsonl}"
   params="WPTM=1 WPTM=2 WPTM=4 WPTM=8 WPTM=16 WPTN=1 WPTN=2 WPTN=4 WPTN=8 NDIMD=4 NDIMD=8 NDIMD=16 NDIMD=32

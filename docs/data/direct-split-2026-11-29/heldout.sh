@@ -8,7 +8,7 @@
 #     is that of the UKK = 0 variant in the oracle run;
 #   - KSPLIT = 0 (this folder) runs the KSPLIT = 1 program wherever its rule does not split: there its
 #     time is the same; where the rule splits, the oracle run's time times the ratio of the two in
-#     one sweep (h200-direct-split-twins-nn-f32, 11:00 UTC).
+#     one sweep (h200-nb-direct-ksplit0-nn-f32, 11:00 UTC).
 # Usage: [ROOT=dir] bash docs/data/direct-split-2026-11-29/heldout.sh  (from the repository root)
 set -euo pipefail
 here=docs/data/direct-split-2026-11-29
@@ -23,7 +23,7 @@ shapes = {tuple(map(int, l.split()[:3])) for l in open('variants/shapes/unseen.t
 base = [json.loads(l) for l in gzip.open(oracle, 'rt')]
 seen = {(key(r['variant']['kernel'], r['variant']['params']), r['m'], r['n'], r['k']) for r in base}
 twins = {}  # (params without KSPLIT, shape) -> {KSPLIT: median ms}, one sweep
-for r in map(json.loads, gzip.open('docs/data/direct-split-2026-11-29/h200-direct-split-twins-nn-f32.jsonl.gz', 'rt')):
+for r in map(json.loads, gzip.open('docs/data/direct-split-2026-11-29/h200-nb-direct-ksplit0-nn-f32.jsonl.gz', 'rt')):
     p = dict(r['variant']['params']); s = p.pop('KSPLIT', 1); p.pop('UKK', None)
     twins.setdefault((json.dumps(p, sort_keys=True), r['m'], r['n'], r['k']), {})[s] = r['times']['median_ms']
 out = []
