@@ -43,11 +43,6 @@ python3 scripts/substitute_twin.py xgemm_db3_ksplit0_kwg16_kwi8_mdima16_mdimc16_
 python3 scripts/substitute_twin.py xgemm_db3_ksplit0_kwg16_kwi4_mdima16_mdimc16_mwg128_ndimb8_ndimc8_nwg32_rp0_sa1_sb1_sk0_strm1_strn1_swz1_vwk1_vwm2_vwn4 VWK=4
 python3 scripts/substitute_twin.py xgemm_db3_ksplit8_kwg32_kwi8_mdima16_mdimc16_mwg32_ndimb8_ndimc8_nwg32_rp0_sa1_sb1_sk0_strm0_strn1_swz1_vwk4_vwm2_vwn2 KWI=4
 python3 scripts/substitute_twin.py xgemm_db3_ksplit8_kwg32_kwi4_mdima16_mdimc16_mwg32_ndimb8_ndimc8_nwg32_rp0_sa1_sb1_sk0_strm0_strn1_swz1_vwk4_vwm2_vwn2 VWK=8
-# The NT subtree, trained on the H200's NT records of the set as it stands here (before the UKK twins).
-"$fewfit" train --class nvidia-gpu --out "$nt" --shape-weights variants/shapes/weights.txt \
-    --data variants/data/h200-v24-nt-set-f32.jsonl.gz variants/data/h200-v24-nt-trees-f32.jsonl.gz \
-           variants/data/h200-v24-nt-tree-dense-f32.jsonl.gz variants/data/h200-v24-nt-tree-skinny-f32.jsonl.gz
-python3 scripts/graft_subtree.py "$nt" --layout NT selector/nvidia-gpu.json selector/gpu.json selector/default.json
 # The direct variants' twins that load one run of k's a step where B is contiguous along K.
 for id in direct_kdimd32_ksplit1_ndimd8_rbr0_ukd8_ukk0_vwd4_wptm2_wptn1 direct_kdimd32_ksplit1_ndimd16_rbr0_ukd4_ukk0_vwd4_wptm4_wptn1 \
           direct_kdimd64_ksplit1_ndimd8_rbr0_ukd8_ukk0_vwd4_wptm2_wptn1 direct_kdimd64_ksplit1_ndimd8_rbr1_ukd4_ukk0_vwd4_wptm4_wptn1; do
@@ -59,3 +54,9 @@ for id in direct_kdimd32_ksplit1_ndimd8_rbr0_ukd8_ukk1_vwd4_wptm2_wptn1 direct_k
           direct_kdimd64_ksplit1_ndimd8_rbr0_ukd8_ukk1_vwd4_wptm2_wptn1 direct_kdimd64_ksplit1_ndimd8_rbr1_ukd4_ukk1_vwd4_wptm4_wptn1; do
   python3 scripts/substitute_twin.py $id KSPLIT=0
 done
+# The NT subtree, trained on the H200's NT records of the set as it stands now (every twin in place,
+# one run: h200-v26-nt-*), in place of the one `regenerate` trained on the H100's.
+"$fewfit" train --class nvidia-gpu --out "$nt" --shape-weights variants/shapes/weights.txt \
+    --data variants/data/h200-v26-nt-set-f32.jsonl.gz variants/data/h200-v26-nt-trees-f32.jsonl.gz \
+           variants/data/h200-v26-nt-tree-dense-f32.jsonl.gz variants/data/h200-v26-nt-tree-skinny-f32.jsonl.gz
+python3 scripts/graft_subtree.py "$nt" --layout NT selector/nvidia-gpu.json selector/gpu.json selector/default.json
