@@ -11,21 +11,17 @@ Usage: python3 scripts/compare_bench.py OLD_PEERS OLD_CUBLAS NEW_PEERS NEW_CUBLA
 """
 import argparse
 import json
-import math
 import re
 import statistics
 
 from fit_split_rule import splits_for
+from set_records import geomean
 
 BUCKETS = [(0, 1e8), (1e8, 1e9), (1e9, 1e10), (1e10, float('inf'))]
 
 
 def rows(path):
     return {(r['m'], r['n'], r['k']): r for r in json.load(open(path))['rows'] if not r.get('skipped')}
-
-
-def geomean(xs):
-    return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else float('nan')
 
 
 def flops(shape):

@@ -18,9 +18,7 @@ import gzip
 import json
 import math
 
-
-def geomean(xs):
-    return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else float('nan')
+from set_records import geomean
 
 
 def load(path):

@@ -10,8 +10,9 @@ Usage: python3 scripts/pick_ab.py --before RUN/peers.json... --after RUN/peers.j
 """
 import argparse
 import json
-import math
 import statistics
+
+from set_records import geomean
 
 
 def load(path):
@@ -21,10 +22,6 @@ def load(path):
     if run['wrong_results']:
         raise SystemExit(f'{path}: {run["wrong_results"]} wrong results')
     return {(r['m'], r['n'], r['k']): r['fewfit'] for r in run['rows'] if r['fewfit']}
-
-
-def geomean(xs):
-    return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else float('nan')
 
 
 def main():

@@ -15,6 +15,7 @@ Usage: python3 scripts/set_records.py SELECTED_JSON OUT.jsonl.gz DATA... [--kern
 import argparse
 import gzip
 import json
+import math
 
 # src/codegen/params.rs, Family::neutral_defaults
 NEUTRAL = {'xgemm': {'VWK': 1, 'DB': 0, 'KSPLIT': 1, 'SWZ': 0, 'SK': 0, 'RP': 0}, 'direct': {'VWD': 1, 'UKD': 1, 'RBR': 0, 'UKK': 0, 'KSPLIT': 1}, 'panel': {'PA': 0}}
@@ -23,6 +24,11 @@ NEUTRAL = {'xgemm': {'VWK': 1, 'DB': 0, 'KSPLIT': 1, 'SWZ': 0, 'SK': 0, 'RP': 0}
 def settings(text):
     """{NAME: VALUE} of a `NAME=VALUE,...` argument."""
     return {name: int(value) for name, value in (kv.split('=') for kv in text.split(','))}
+
+
+def geomean(xs):
+    """The geometric mean of positive numbers; NaN for none."""
+    return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else float('nan')
 
 
 def key(kernel, params):

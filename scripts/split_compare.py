@@ -7,8 +7,9 @@ Usage: python3 scripts/split_compare.py BEFORE.jsonl.gz AFTER.jsonl.gz
 """
 import gzip
 import json
-import math
 import sys
+
+from set_records import geomean
 
 
 def load(path):
@@ -22,10 +23,6 @@ def load(path):
             ksplit = params.pop('KSPLIT')
             times[(tuple(sorted(params.items())), r['m'], r['n'], r['k'], ksplit)] = r['times']['median_ms']
     return times
-
-
-def geomean(xs):
-    return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else float('nan')
 
 
 def summary(label, ratios):
