@@ -5,7 +5,7 @@
 # in order (README, "Regenerating for a release"): the twins measured faster than members of the set
 # (scripts/substitute_twin.py) and the NT subtree trained on the H200's own NT records
 # (scripts/graft_subtree.py). About 25 minutes on a 2-core VM; `cargo build` then renders the set.
-# The set comes out the same on every run, the trees nearly (linfa-trees' hash order).
+# The set and the trees come out the same on every run (linfa-trees patched: vendor/linfa-trees).
 # Usage: bash scripts/ship.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
