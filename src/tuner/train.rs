@@ -610,7 +610,7 @@ fn fit_linfa(samples: &[&Sample], point: &CvPoint) -> Result<DecisionTree<f64, u
 /// How [`convert`] labels a leaf: the selected configuration of least weighted mean log slowdown
 /// (failures at [`FAIL_PENALTY`]) over the leaf's training rows where it was measured, the first in
 /// `selected` on a tie. That is the objective the tree is judged on, where linfa's leaf names the
-/// class of most weight (chosen in hash-map order on a tie).
+/// class of most weight (on a tie, by a fixed hash of the label: vendor/linfa-trees/PATCHED.md).
 struct Relabel<'a> {
     matrix: &'a Matrix,
     selected: &'a [usize],
@@ -642,14 +642,15 @@ impl Relabel<'_> {
 
 /// Converts linfa's node, fitted on `samples`, into a selector node with raw integer thresholds.
 ///
-/// linfa sums class weights in hash-map order, so of two splits that divide the node's shapes
-/// identically (common: `m`, `mn` and `max_mn` often agree on the training shapes) it keeps one by
-/// rounding noise, and the tree changes from run to run. Here a split is kept as the partition of
-/// the node's shapes it makes and re-expressed canonically, as exact sums would choose: the first
-/// feature (in [`ShapeFeatures::NAMES`] order) that separates the same partition, either way round,
-/// the threshold at the middle of the gap between the two sides (in encoded units). Leaves are
-/// labelled by [`Relabel`]. Training shapes meet the same others in their leaf as in linfa's tree.
-/// Nodes `max_depth` below the root become leaves: the tree linfa fits with that depth limit.
+/// Of two splits that divide the node's shapes identically (common: `m`, `mn` and `max_mn` often
+/// agree on the training shapes) linfa keeps one by the rounding of its impurity sums (upstream in
+/// hash-map order, which changed the tree from run to run; vendor/linfa-trees/PATCHED.md). Here a
+/// split is kept as the partition of the node's shapes it makes and re-expressed canonically, as
+/// exact sums would choose: the first feature (in [`ShapeFeatures::NAMES`] order) that separates
+/// the same partition, either way round, the threshold at the middle of the gap between the two
+/// sides (in encoded units). Leaves are labelled by [`Relabel`]. Training shapes meet the same
+/// others in their leaf as in linfa's tree. Nodes `max_depth` below the root become leaves: the tree
+/// linfa fits with that depth limit.
 fn convert(
     matrix: &Matrix,
     node: &TreeNode<f64, usize>,
@@ -1030,7 +1031,7 @@ mod tests {
     #[test]
     fn training_is_reproducible() {
         // Many features split these shapes alike (m, mn, mnk, max_mn... all grow with m alone), so
-        // linfa's choice among them depends on hash-map order; the canonical choice does not.
+        // linfa's choice among them depends on the rounding of its sums; the canonical choice does not.
         let problems: Vec<_> = (1..=60u64).map(|m| (0, m * 3, 64, 64)).collect();
         let time = (1..=60u64)
             .map(|m| match m % 7 {
