@@ -36,32 +36,35 @@ def main():
     set_keys = [key(r['variant']['kernel'], r['variant']['params']) for r in map(json.loads, gzip.open(args.set, 'rt'))]
     fixed = [k for k in set_keys if k[0] != 'direct']
     current = [k for k in set_keys if k[0] == 'direct']
-    times = load(args.data, 'nvidia-gpu')
+    per_file = {path: load([path], 'nvidia-gpu') for path in args.data + args.judge}
+    times = {}
+    for path in args.data:
+        for problem, row in per_file[path].items():
+            times.setdefault(problem, {}).update(row)
     weights = read_weights(args.weights)
     candidates = sorted({k for row in times.values() for k in row if k[0] == 'direct'})
     score = lambda direct: geomean(times, fixed + direct, weights)
     chosen = []
     while len(chosen) < args.num:
         chosen.append(min((c for c in candidates if c not in chosen), key=lambda c: score(chosen + [c])))
-    improved = True
+    now, improved = score(chosen), True
     while improved:
         improved = False
         for i in range(len(chosen)):
             for c in (c for c in candidates if c not in chosen):
                 trial = chosen[:i] + [c] + chosen[i + 1:]
-                if score(trial) < score(chosen) - 1e-12:
-                    chosen, improved = trial, True
+                if (s := score(trial)) < now - 1e-12:
+                    chosen, now, improved = trial, s, True
     print(f'{len(candidates)} direct candidates, {len(fixed)} fixed members; geomean best-in-set / best of run')
     print('set as shipped:\n  ' + '\n  '.join(map(name, current)))
     print('chosen:\n  ' + '\n  '.join(map(name, chosen)))
     for label, paths, w in (('data', args.data, weights), ('judge', args.judge, {})):
         for path in paths:
-            part = load([path], 'nvidia-gpu')
+            part = per_file[path]
             print(f'{label} {path.split("/")[-1]}: {len(part)} shapes, shipped {geomean(part, fixed + current, w):.4f},'
                   f' chosen {geomean(part, fixed + chosen, w):.4f}')
     print('by the short side min(M, N), unweighted: shapes, shipped, chosen')
-    for path in args.data + args.judge:
-        part = load([path], 'nvidia-gpu')
+    for path, part in per_file.items():
         for lo, hi in SHORT_SIDES:
             side = {pr: row for pr, row in part.items() if lo <= min(pr[1:3]) <= hi}
             if side:

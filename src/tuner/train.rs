@@ -1061,7 +1061,11 @@ mod tests {
         }
         let refs: Vec<&Sample> = samples.iter().collect();
         let splits = |tree: DecisionTree<f64, usize>| -> Vec<(usize, f64)> {
-            tree.iter_nodes().filter(|n| !n.is_leaf()).map(|n| (n.split().0, n.split().1)).collect()
+            let split = |n: &TreeNode<f64, usize>| {
+                let (feature, value, _) = n.split();
+                (feature, value)
+            };
+            tree.iter_nodes().filter(|n| !n.is_leaf()).map(split).collect()
         };
         let first = splits(fit_linfa(&refs, &deep_point()).unwrap());
         for _ in 0..8 {

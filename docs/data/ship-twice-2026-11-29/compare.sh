@@ -15,7 +15,7 @@ for root in "$@"; do
   ROOT="$root" bash docs/data/direct-split-2026-11-29/heldout.sh 2>&1 | tail -1
   (cd "$root" && "$repo/target/release/fewfit" evaluate --data \
     "$repo"/variants/data/h200-v26-n{n,t}-set-unseen-f32.jsonl.gz "$repo"/variants/data/h200-v26-n{n,t}-set-unseen-skinny-f32.jsonl.gz \
-    "$repo"/variants/data/pocl-zen4-unseen-f32.jsonl.gz "$repo"/variants/data/pocl-spr2-unseen-f32.jsonl.gz 2>&1 | grep problems)
-  (cd "$root" && "$repo/target/release/fewfit" evaluate --data "$repo"/variants/data/pocl-icx-pa-unseen-f32.jsonl.gz \
-    "$repo"/variants/data/pocl5-xeon16-pa-unseen-f32.jsonl.gz "$repo"/variants/data/pocl-zen3-cap-unseen-f32.jsonl.gz 2>&1 | grep problems)
+    "$repo"/variants/data/pocl-zen4-unseen-f32.jsonl.gz "$repo"/variants/data/pocl-spr2-unseen-f32.jsonl.gz \
+    "$repo"/variants/data/pocl-icx-pa-unseen-f32.jsonl.gz "$repo"/variants/data/pocl5-xeon16-pa-unseen-f32.jsonl.gz \
+    "$repo"/variants/data/pocl-zen3-cap-unseen-f32.jsonl.gz 2>&1 | grep problems)
 done
