@@ -31,7 +31,8 @@
 #define ALIGNED(X, ld, w) ((((size_t)(X)) % ((w) * sizeof(real)) == 0) && ((ld) % (w) == 0))
 
 {{ macros::vector_helpers(dim="D", w=VWD) }}
-{% if KSPLIT != 1 %}{{ macros::atomic_add() }}{% endif %}
+{% if KSPLIT != 1 %}{{ macros::atomic_add() }}
+{{ macros::split_flags() }}{% endif %}
 // x[0..VWD) into r[b..b + VWD), zero past `count` elements; one vector load when all are inside.
 #define LOADD(r, b, x, count, aligned) \
     if ((count) >= VWD) { const realD v_ = GLOADD((x), (aligned)); UNPACKD(r, (b), v_) } \
@@ -140,10 +141,7 @@ inline void direct_body(const int M, const int N, const int kb, const int K, con
     // Split 0 stores; the others wait until it has released this block of C, then add.
     const bool adds = split != 0;
     if (adds && kb < K) {
-        if (tid == 0) {
-            while (*tile_flag != epoch) {}
-        }
-        barrier(CLK_GLOBAL_MEM_FENCE);
+        wait_for_release(tile_flag, epoch, tid);
     }
 #else
     const bool adds = true;
@@ -187,12 +185,7 @@ inline void direct_body(const int M, const int N, const int kb, const int K, con
     }
 {% if KSPLIT != 1 %}#if defined(NVIDIA_PTX_RED)
     if (!adds) {
-        // Release the block: every work-item's stores reach the device's memory before the flag does.
-        asm volatile("membar.gl;" ::: "memory");
-        barrier(CLK_GLOBAL_MEM_FENCE);
-        if (tid == 0) {
-            atomic_xchg(tile_flag, epoch);
-        }
+        release_tile(tile_flag, epoch, tid);
     }
 #endif
 {% endif %}}

@@ -264,3 +264,25 @@ inline void atomic_add_real(__global real* p, const real v) {
 }
 #endif
 {%- endmacro atomic_add %}
+
+{% macro split_flags() -%}
+#if defined(NVIDIA_PTX_RED)
+// The flags of split K on NVIDIA GPUs: the split that stores a tile of C releases it by setting its
+// flag to `epoch`, and the splits that add into it wait for that first. Every work-item of the
+// work-group calls both (each holds a barrier); work-item 0 touches the flag.
+inline void wait_for_release(volatile __global uint* flag, const uint epoch, const int tid) {
+    if (tid == 0) {
+        while (*flag != epoch) {}
+    }
+    barrier(CLK_GLOBAL_MEM_FENCE);
+}
+// Every work-item's stores reach the device's memory before the flag does.
+inline void release_tile(volatile __global uint* flag, const uint epoch, const int tid) {
+    asm volatile("membar.gl;" ::: "memory");
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    if (tid == 0) {
+        atomic_xchg(flag, epoch);
+    }
+}
+#endif
+{%- endmacro split_flags %}

@@ -121,7 +121,8 @@ inline void copy_vector(__local real* d, const __global real* s, const int w) {
 #endif
 {% endif %}{% if SA == 1 %}{{ macros::stage(name="a", R="MWG", DIMO="MDIMA", dim="M") }}{% endif %}
 {% if SB == 1 %}{{ macros::stage(name="b", R="NWG", DIMO="NDIMB", dim="N") }}{% endif %}
-{% if KSPLIT != 1 or SK != 0 %}{{ macros::atomic_add() }}{% endif %}
+{% if KSPLIT != 1 or SK != 0 %}{{ macros::atomic_add() }}
+{{ macros::split_flags() }}{% endif %}
 inline void xgemm_body(const int M, const int N, const int K, {% if SK != 0 %}const int m0, const int n0, const int kb, const int ke, const int batch{% else %}const int split, const int splits{% endif %}, const real alpha, const real beta,
                        const __global real* restrict A, const int lda, const int a_along_m,
                        const __global real* restrict B, const int ldb, const int b_along_n,
@@ -382,10 +383,7 @@ inline void xgemm_body(const int M, const int N, const int K, {% if SK != 0 %}co
     const bool adds = split != 0;
 {% endif %}
     if (adds && kb < ke) {
-        if (tid == 0) {
-            while (*tile_flag != epoch) {}
-        }
-        barrier(CLK_GLOBAL_MEM_FENCE);
+        wait_for_release(tile_flag, epoch, tid);
     }
 #else
     const bool adds = true;
@@ -416,12 +414,7 @@ inline void xgemm_body(const int M, const int N, const int K, {% if SK != 0 %}co
     }
 #if defined(NVIDIA_PTX_RED)
     if (!adds) {
-        // Release the tile: every work-item's stores reach the device's memory before the flag does.
-        asm volatile("membar.gl;" ::: "memory");
-        barrier(CLK_GLOBAL_MEM_FENCE);
-        if (tid == 0) {
-            atomic_xchg(tile_flag, epoch);
-        }
+        release_tile(tile_flag, epoch, tid);
     }
 #endif
 {% else %}    // C = alpha * acc + beta * C (C is not read when beta = 0), a vector at a time inside C.

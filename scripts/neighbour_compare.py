@@ -2,10 +2,12 @@
 """Compares each of a set's tiles with its one-parameter neighbours (scripts/device/neighbour-sweep.sh)
 per layout: for each neighbour, the geometric mean over the training shapes of (the tile's time) /
 (the neighbour's time), in every layout given, on all shapes and on the shapes where the shipped tree
-picks the tile (--picks: a `fewfit evaluate --per-shape` output of that layout, optional). Neighbours
-faster in some layout and no slower in the others are the twins worth shipping.
+picks the tile (--picks LAYOUT=FILE, a `fewfit evaluate --per-shape` output whose tree picks stand
+for that layout's; optional, repeatable). Neighbours faster in some layout and no slower in the
+others are the twins worth shipping.
 
 Usage: python3 scripts/neighbour_compare.py SET.jsonl LAYOUT=DATA.jsonl.gz... [--min 1.01]
+       [--picks LAYOUT=EVALUATE.txt]...
 """
 import argparse
 import collections
@@ -23,19 +25,33 @@ def by_variant(path):
     return out
 
 
+def tree_picks(path):
+    """variant id -> the shapes (m, n, k) a `fewfit evaluate --per-shape` output sends to it."""
+    out = collections.defaultdict(set)
+    for line in open(path):
+        fields = line.rstrip('\n').split('\t')
+        if len(fields) >= 3 and fields[1].count('x') == 2:
+            out[fields[2]].add(tuple(int(x) for x in fields[1].split('x')))
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('set')
     ap.add_argument('data', nargs='+', help='LAYOUT=DATA')
     ap.add_argument('--min', type=float, default=1.01, help='print neighbours at least this much faster in some layout')
+    ap.add_argument('--picks', action='append', default=[], help='LAYOUT=FILE: also the geomean over the shapes the tree picks the tile for')
     args = ap.parse_args()
+    picks = {p.split('=', 1)[0]: tree_picks(p.split('=', 1)[1]) for p in args.picks}
     tiles = [key(r['variant']['kernel'], r['variant']['params']) for r in map(json.loads, open(args.set))]
     layouts = [(d.split('=', 1)[0], by_variant(d.split('=', 1)[1])) for d in args.data]
     for tile in tiles:
         base = dict(tile[1])
         print(f"## {tile[0]} {' '.join(f'{k}{v}' for k, v in tile[1])}")
-        print('| change | ' + ' | '.join(f'{name} (shapes)' for name, _ in layouts) + ' |')
-        print('|---|' + '---|' * len(layouts))
+        tile_id = tile[0] + ''.join(f'_{k.lower()}{v}' for k, v in tile[1])
+        columns = [(name, None) for name, _ in layouts] + [(name, 'picks') for name, _ in layouts if name in picks]
+        print('| change | ' + ' | '.join(f'{name} (shapes)' if not p else f'{name}, tree picks' for name, p in columns) + ' |')
+        print('|---|' + '---|' * len(columns))
         neighbours = {}
         for _, variants in layouts:
             for variant in variants:
@@ -45,7 +61,7 @@ def main():
         rows = []
         for variant, diff in neighbours.items():
             cells, best = [], 0
-            for _, variants in layouts:
+            for name, variants in layouts:
                 own, other = variants.get(tile, {}), variants.get(variant, {})
                 ratios = [own[s] / t for s, t in other.items() if s in own]
                 if ratios:
@@ -53,6 +69,11 @@ def main():
                     cells.append(f'{geomean(ratios):.3f} ({len(ratios)})')
                 else:
                     cells.append('-')
+            for name, variants in layouts:
+                if name in picks:
+                    own, other = variants.get(tile, {}), variants.get(variant, {})
+                    ratios = [own[s] / other[s] for s in picks[name].get(tile_id, ()) if s in own and s in other]
+                    cells.append(f'{geomean(ratios):.3f} ({len(ratios)})' if ratios else '-')
             if best >= args.min:
                 rows.append((best, f"| {' '.join(f'{k}={v}' for k, v in diff.items())} | " + ' | '.join(cells) + ' |'))
         for _, row in sorted(rows, reverse=True):

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The second round of the neighbour sweep (2026-11-29 17:58-18:07 UTC, NVIDIA H200): the set's two
+# xgemm tiles that changed in the first round (128 x 32 DB = 3, 32 x 32 split-K) beside a copy for
+# each value of the first round's parameters plus DB, MDIMC and NDIMC, on the training shapes.
+#   device: bash docs/data/set-neighbours2-2026-11-29/run.sh sweep   (binaries: scripts/device/build.sh)
+#   here:   bash docs/data/set-neighbours2-2026-11-29/run.sh compare (writes compare.txt)
+# set.jsonl: `python3 scripts/set_records.py variants/selected.json set4.jsonl.gz
+# variants/data/h200-v26-nn-set-f32.jsonl.gz --kernel xgemm`, those two tiles' records kept.
+set -euo pipefail
+cd "$(dirname "$0")/../../.."
+dir=docs/data/set-neighbours2-2026-11-29
+case "${1:-}" in
+sweep)
+  SET=$dir/set.jsonl LAYOUTS="nn nt tn" TAG=r2- PARAMS="VWK=1 VWK=2 VWK=4 VWK=8 KWI=1 KWI=2 KWI=4 KWI=8
+    SWZ=0 SWZ=1 STRM=0 STRM=1 STRN=0 STRN=1 VWM=1 VWM=2 VWM=4 VWM=8 VWN=1 VWN=2 VWN=4 VWN=8 MDIMA=8
+    MDIMA=16 MDIMA=32 NDIMB=8 NDIMB=16 NDIMB=32 KWG=16 KWG=32 KWG=64 DB=1 DB=5 MDIMC=8 MDIMC=32
+    NDIMC=4 NDIMC=16" bash scripts/device/neighbour-sweep.sh 150 ;;
+compare)
+  # The tree's picks per shape: the shipped trees on the set's own H200 records of each layout (TN
+  # is routed as NN there).
+  for l in nn nt; do
+    target/release/fewfit evaluate --data variants/data/h200-v26-$l-set-f32.jsonl.gz --per-shape > $dir/evaluate-$l.txt
+  done
+  python3 scripts/neighbour_compare.py $dir/set.jsonl NN=$dir/h200-nb-xgemm-r2-nn-f32.jsonl.gz \
+    NT=$dir/h200-nb-xgemm-r2-nt-f32.jsonl.gz TN=$dir/h200-nb-xgemm-r2-tn-f32.jsonl.gz --min 1.0 \
+    --picks NN=$dir/evaluate-nn.txt --picks NT=$dir/evaluate-nt.txt --picks TN=$dir/evaluate-nn.txt > $dir/compare.txt ;;
+*) echo "usage: $0 sweep | compare" >&2; exit 2 ;;
+esac
