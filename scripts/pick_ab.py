@@ -4,7 +4,8 @@ interleaved, e.g. after, before, after, before, after): per shape the median ove
 of fewfit's time, then the geometric mean of before / after over the shapes whose picked variant
 differs between the builds and, as the control, over those whose pick is the same (there both run
 the same kernel: the runs' noise), in device (event) and wall time, also for shapes of at least 1
-GFLOP; then the shapes whose pick differs, one per line. Standard library only.
+GFLOP; the same by the pick after, over the shapes whose pick differs (to tell several twins
+substituted at once apart); then those shapes, one per line. Standard library only.
 
 Usage: python3 scripts/pick_ab.py --before RUN/peers.json... --after RUN/peers.json...
 """
@@ -47,6 +48,12 @@ def main():
                 ratios = [time(before, s, key) / time(after, s, key) for s in chosen]
                 cells.append(f'{geomean(ratios):.3f} ({len(ratios)})')
         print(f'| {key} | ' + ' | '.join(cells) + ' |')
+    print('\n| pick after | shapes | before / after, device time | wall time |')
+    print('|---|---|---|---|')
+    for variant in sorted({after[0][s]['variant'] for s in differ}):
+        chosen = [s for s in differ if after[0][s]['variant'] == variant]
+        cells = [geomean([time(before, s, key) / time(after, s, key) for s in chosen]) for key in ('event_ms', 'wall_ms')]
+        print(f'| `{variant}` | {len(chosen)} | {cells[0]:.3f} | {cells[1]:.3f} |')
     print('\n| M x N x K | pick before | pick after | before / after, device time |')
     print('|---|---|---|---|')
     for s in differ:

@@ -3,8 +3,8 @@
 # datasets, in one command. `fewfit regenerate` selects the set and trains the cpu, nvidia-gpu, gpu
 # and default trees and reports the held-out slowdowns; then the changes that it cannot make follow,
 # in order (README, "Regenerating for a release"): the twins measured faster than members of the set
-# (scripts/substitute_twin.py) and the NT subtree trained on the H200's own NT records
-# (scripts/graft_subtree.py). About 25 minutes on a 2-core VM; `cargo build` then renders the set.
+# (scripts/substitute_twin.py), the NT subtree trained on the H200's own NT records
+# (scripts/graft_subtree.py), and a twin newer than those records. About 25 minutes on a 2-core VM; `cargo build` then renders the set.
 # The set and the trees come out the same on every run (linfa-trees patched: vendor/linfa-trees).
 # Usage: bash scripts/ship.sh
 set -euo pipefail
@@ -60,3 +60,7 @@ done
     --data variants/data/h200-v26-nt-set-f32.jsonl.gz variants/data/h200-v26-nt-trees-f32.jsonl.gz \
            variants/data/h200-v26-nt-tree-dense-f32.jsonl.gz variants/data/h200-v26-nt-tree-skinny-f32.jsonl.gz
 python3 scripts/graft_subtree.py "$nt" --layout NT selector/nvidia-gpu.json selector/gpu.json selector/default.json
+# The 128 x 32 tile's DB = 5 twin (A/B of 2026-11-29 18:20 UTC: NN 1.097x faster on its ML picks, NT
+# 0.985x; docs/PERFORMANCE.md, "A second round of neighbours"). After the graft: the NT data names
+# the DB = 3 tile.
+python3 scripts/substitute_twin.py xgemm_db3_ksplit0_kwg16_kwi4_mdima16_mdimc16_mwg128_ndimb8_ndimc8_nwg32_rp0_sa1_sb1_sk0_strm1_strn1_swz1_vwk4_vwm2_vwn4 DB=5

@@ -7,7 +7,9 @@
 # and the runs' folders (tables, JSON) in $OUT/runs.tar.gz, one file for the device tool's file limit.
 # Usage: BENCH_DATA="DATA..." bash scripts/device/bench-two-sets.sh   (the oracle's datasets)
 #   RUNS="after-ml before-ml" picks runs; SHAPES=FILE replaces bench.txt in the -bench runs (with
-#   BENCH_DATA holding those shapes, e.g. the held-out datasets for variants/shapes/unseen.txt).
+#   BENCH_DATA holding those shapes, e.g. the held-out datasets for variants/shapes/unseen.txt);
+#   BENCH_ARGS="--transpose-b" passes peers arguments to every run (row-major NT; with NO_ORACLE=1,
+#   since the oracle's datasets are NN).
 # Binaries: scripts/device/build.sh, then the peers example of the set before copied to
 # .device/peers-before.
 set -uo pipefail
@@ -24,7 +26,7 @@ for run in "${runs[@]}"; do
   script=scripts/device/bench.sh; [[ $run == *-ml ]] && script=scripts/device/bench-ml.sh
   echo "== $run ($peers, $script)"
   shapes=(); [[ $run == *-bench ]] && shapes=("${SHAPES:-variants/shapes/bench.txt}")
-  OUT="$out/$run" PEERS="$peers" bash "$script" "${shapes[@]}" > "$out/$run.log" 2>&1
+  OUT="$out/$run" PEERS="$peers" bash "$script" "${shapes[@]}" ${BENCH_ARGS:-} > "$out/$run.log" 2>&1
   grep -E "geomean" "$out/$run.log" | head -4
 done
 tar czf "$out/runs.tar.gz" -C "$out" "${runs[@]}" && (cd "$out" && rm -rf "${runs[@]}")

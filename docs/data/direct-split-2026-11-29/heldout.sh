@@ -9,11 +9,16 @@
 #   - KSPLIT = 0 (this folder) runs the KSPLIT = 1 program wherever its rule does not split: there its
 #     time is the same; where the rule splits, the oracle run's time times the ratio of the two in
 #     one sweep (h200-nb-direct-ksplit0-nn-f32, 11:00 UTC).
-# Usage: [ROOT=dir] bash docs/data/direct-split-2026-11-29/heldout.sh  (from the repository root)
+# TWINS="DATA..." names the files of the set's xgemm tiles on those shapes, in place of
+# h200-v23-twins-nn-unseen-f32; a pair two files hold takes the first file's time. For the set with
+# the 128 x 32 tile's DB = 5 twin: "h200-v23-twins-nn-unseen-f32 h200-v27-twins-nn-unseen-f32" (the
+# twin from the second, 2026-11-29 18:27 UTC, where the three tiles both files hold ran at 0.995 of
+# their v23 times).
+# Usage: [ROOT=dir] [TWINS=DATA] bash docs/data/direct-split-2026-11-29/heldout.sh  (from the repository root)
 set -euo pipefail
 here=docs/data/direct-split-2026-11-29
 extra=$(mktemp --suffix .jsonl.gz); trap 'rm -f "$extra"' EXIT
-python3 - "$extra" <<'PY'
+python3 - "$extra" ${TWINS:-variants/data/h200-v23-twins-nn-unseen-f32.jsonl.gz} <<'PY'
 import gzip, json, sys
 sys.path.insert(0, 'scripts')
 from set_records import key
@@ -27,7 +32,7 @@ for r in map(json.loads, gzip.open('docs/data/direct-split-2026-11-29/h200-nb-di
     p = dict(r['variant']['params']); s = p.pop('KSPLIT', 1); p.pop('UKK', None)
     twins.setdefault((json.dumps(p, sort_keys=True), r['m'], r['n'], r['k']), {})[s] = r['times']['median_ms']
 out = []
-for r in map(json.loads, gzip.open('variants/data/h200-v23-twins-nn-unseen-f32.jsonl.gz', 'rt')):
+for r in (json.loads(l) for path in sys.argv[2:] for l in gzip.open(path, 'rt')):
     k = (key(r['variant']['kernel'], r['variant']['params']), r['m'], r['n'], r['k'])
     if (r['m'], r['n'], r['k']) in shapes and k not in seen:
         seen.add(k); out.append(r)

@@ -4,6 +4,15 @@
 # each value of the first round's parameters plus DB, MDIMC and NDIMC, on the training shapes.
 #   device: bash docs/data/set-neighbours2-2026-11-29/run.sh sweep   (binaries: scripts/device/build.sh)
 #   here:   bash docs/data/set-neighbours2-2026-11-29/run.sh compare (writes compare.txt)
+# Then both candidate twins (the 128 x 32 tile's DB = 5, the 32 x 32 tile's NDIMB = 16) substituted
+# and timed against the set before on the 130 ML shapes, NN and row-major NT, in two calls with the
+# runs in opposite orders (18:19-18:25 UTC; ab1/, ab2/: `bash scripts/device/bench-two-sets.sh` with
+# NO_ORACLE=1, RUNS and BENCH_ARGS=--transpose-b for NT, .device/peers-before the set before):
+#   here:   bash docs/data/set-neighbours2-2026-11-29/run.sh ab      (writes ab-nn.txt, ab-nt.txt)
+# The set with the DB = 5 twin, its xgemm tiles (set-after.jsonl.gz: `scripts/set_records.py
+# variants/selected.json set-after.jsonl.gz variants/data/h200-v26-nn-set-f32.jsonl.gz
+# $dir/h200-nb-xgemm-r2-nn-f32.jsonl.gz --kernel xgemm`) on the held-out shapes (18:27 UTC):
+#   device: OUT=... bash docs/data/set-neighbours2-2026-11-29/run.sh heldout  (h200-v27-twins-*-unseen-f32)
 # set.jsonl: `python3 scripts/set_records.py variants/selected.json set4.jsonl.gz
 # variants/data/h200-v26-nn-set-f32.jsonl.gz --kernel xgemm`, those two tiles' records kept.
 set -euo pipefail
@@ -24,5 +33,22 @@ compare)
   python3 scripts/neighbour_compare.py $dir/set.jsonl NN=$dir/h200-nb-xgemm-r2-nn-f32.jsonl.gz \
     NT=$dir/h200-nb-xgemm-r2-nt-f32.jsonl.gz TN=$dir/h200-nb-xgemm-r2-tn-f32.jsonl.gz --min 1.0 \
     --picks NN=$dir/evaluate-nn.txt --picks NT=$dir/evaluate-nt.txt --picks TN=$dir/evaluate-nn.txt > $dir/compare.txt ;;
-*) echo "usage: $0 sweep | compare" >&2; exit 2 ;;
+heldout)
+  source scripts/device/nvidia.sh
+  for l in nn nt; do
+    args=(); [ $l = nt ] && args=(--transpose-b)
+    .device/fewfit sweep --device gpu --sample 0 --no-shipped --variants-from $dir/set-after.jsonl.gz \
+      --shapes variants/shapes/unseen.txt --repeats 10 --quiet "${args[@]}" --out "$OUT/$prefix-v27-twins-$l-unseen-f32.jsonl"
+  done
+  gzip "$OUT"/*.jsonl ;;
+ab)
+  tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+  for run in ab1 ab2; do for l in nn nt; do
+    mkdir -p "$tmp/$run/$l" && tar xzf $dir/$run/$l/runs.tar.gz -C "$tmp/$run/$l"
+  done; done
+  for l in nn nt; do
+    python3 scripts/pick_ab.py --before "$tmp"/ab{1,2}/$l/before-ml/peers.json \
+      --after "$tmp"/ab{1,2}/$l/after-ml/peers.json > $dir/ab-$l.txt
+  done ;;
+*) echo "usage: $0 sweep | compare | ab | heldout" >&2; exit 2 ;;
 esac
