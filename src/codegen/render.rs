@@ -161,7 +161,10 @@ mod tests {
         let split = render(&xgemm(1, 1, 0, 4)).unwrap();
         assert!(split.contains("atomic_add_real(c, r)"));
         assert!(split.contains("__kernel void scale_c"), "compare-and-swap devices scale C first");
-        assert!(split.contains("while (*tile_flag != epoch)"), "on NVIDIA split 0 releases the other splits");
+        assert!(
+            split.contains("wait_for_release(tile_flag, epoch, tid)") && split.contains("while (*flag != epoch)"),
+            "on NVIDIA split 0 releases the other splits"
+        );
         assert!(!double.contains("tile_flag"), "an unsplit program takes no flags");
         assert!(!split.contains("SWIZZLE"), "SWZ = 0 renders the kernel without the swizzle");
         let mut swizzled = xgemm(1, 1, 0, 1);
@@ -208,7 +211,8 @@ mod tests {
         assert!(!s.contains("atomic_add_real") && !s.contains("tile_flag"));
         let split = sources.split.unwrap();
         assert!(split.contains("const int splits = k_splits;") && split.contains("atomic_add_real(cp, alpha * sum)"));
-        assert!(split.contains("__kernel void scale_c") && split.contains("atomic_xchg(tile_flag, epoch)"));
+        assert!(split.contains("__kernel void scale_c") && split.contains("release_tile(tile_flag, epoch, tid)"));
+        assert!(split.contains("atomic_xchg(flag, epoch)"), "the split program holds the flag functions");
     }
 
     #[test]
