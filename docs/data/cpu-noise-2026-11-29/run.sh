@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The shipped set's four CPU blocks timed three times, back to back, on the 32 held-out shapes of at
 # most 5 GFLOP (variants/shapes/unseen.txt) on a 2-core AMD EPYC Zen 4 VM (family 25 model 17,
-# AVX-512, PoCL 3.1), 2026-11-29 19:01-19:03 UTC, nothing else running; then the shipped `cpu` tree
+# AVX-512, PoCL 3.1), 2026-11-29 19:00-19:01 UTC, nothing else running; then the shipped `cpu` tree
 # judged in each run (its picks, from `fewfit evaluate --per-shape`, by the median and by the
 # minimum of each pair's repeats), and the noise floor (scripts/noise_floor.py). set-cpu.jsonl.gz:
 # `python3 scripts/set_records.py variants/selected.json set-cpu.jsonl.gz variants/data/pocl-icx-pa-f32.jsonl.gz --kernel panel`.
