@@ -11,7 +11,7 @@
 #     one sweep (h200-nb-direct-ksplit0-nn-f32, 11:00 UTC).
 # TWINS="DATA..." names the files of the set's xgemm tiles on those shapes, in place of
 # h200-v23-twins-nn-unseen-f32; a pair two files hold takes the first file's time. For the set with
-# the 128 x 32 tile's DB = 5 twin: "h200-v23-twins-nn-unseen-f32 h200-v27-twins-nn-unseen-f32" (the
+# the 128 x 32 tile's DB = 5 twin: "h200-v23-twins-nn-unseen-f32 h200-v28-twins-nn-unseen-f32" (the
 # twin from the second, 2026-11-29 18:27 UTC, where the three tiles both files hold ran at 0.995 of
 # their v23 times).
 # Usage: [ROOT=dir] [TWINS=DATA] bash docs/data/direct-split-2026-11-29/heldout.sh  (from the repository root)

@@ -12,10 +12,10 @@
 # The set with the DB = 5 twin, its xgemm tiles (set-after.jsonl.gz: `scripts/set_records.py
 # variants/selected.json set-after.jsonl.gz variants/data/h200-v26-nn-set-f32.jsonl.gz
 # $dir/h200-nb-xgemm-r2-nn-f32.jsonl.gz --kernel xgemm`) on the held-out shapes (18:27 UTC):
-#   device: OUT=... bash docs/data/set-neighbours2-2026-11-29/run.sh heldout  (h200-v27-twins-*-unseen-f32)
+#   device: OUT=... bash docs/data/set-neighbours2-2026-11-29/run.sh heldout  (h200-v28-twins-*-unseen-f32)
 # Issue 4's held-out figures of the set in ROOT (default .; the set before the twin: a folder holding
 # `git show 002bf67:FILE` of variants/selected.json and selector/*.json), NN by heldout.sh, NT on
-# the set's own NT records (h200-v26-nt-set-unseen-f32) with the twin's from v27:
+# the set's own NT records (h200-v26-nt-set-unseen-f32) with the twin's from v28:
 #   here:   [ROOT=dir] bash docs/data/set-neighbours2-2026-11-29/run.sh issue4
 # set.jsonl: `python3 scripts/set_records.py variants/selected.json set4.jsonl.gz
 # variants/data/h200-v26-nn-set-f32.jsonl.gz --kernel xgemm`, those two tiles' records kept.
@@ -42,14 +42,14 @@ heldout)
   for l in nn nt; do
     args=(); [ $l = nt ] && args=(--transpose-b)
     .device/fewfit sweep --device gpu --sample 0 --no-shipped --variants-from $dir/set-after.jsonl.gz \
-      --shapes variants/shapes/unseen.txt --repeats 10 --quiet "${args[@]}" --out "$OUT/$prefix-v27-twins-$l-unseen-f32.jsonl"
+      --shapes variants/shapes/unseen.txt --repeats 10 --quiet "${args[@]}" --out "$OUT/$prefix-v28-twins-$l-unseen-f32.jsonl"
   done
   gzip "$OUT"/*.jsonl ;;
 issue4)
-  TWINS="variants/data/h200-v23-twins-nn-unseen-f32.jsonl.gz variants/data/h200-v27-twins-nn-unseen-f32.jsonl.gz" \
+  TWINS="variants/data/h200-v23-twins-nn-unseen-f32.jsonl.gz variants/data/h200-v28-twins-nn-unseen-f32.jsonl.gz" \
     bash docs/data/direct-split-2026-11-29/heldout.sh | tail -1
   twin=$(mktemp --suffix .jsonl.gz); trap 'rm -f "$twin"' EXIT
-  python3 scripts/records_with.py variants/data/h200-v27-twins-nt-unseen-f32.jsonl.gz DB=5 --matching "$twin" > /dev/null
+  python3 scripts/records_with.py variants/data/h200-v28-twins-nt-unseen-f32.jsonl.gz DB=5 --matching "$twin" > /dev/null
   root=$(realpath "${ROOT:-.}"); here=$PWD
   (cd "$root" && "$here/target/release/fewfit" evaluate --data "$here/variants/data/h200-v26-nt-set-unseen-f32.jsonl.gz" "$twin" | tail -1) ;;
 ab)
