@@ -49,8 +49,8 @@ def main():
         base = dict(tile[1])
         print(f"## {tile[0]} {' '.join(f'{k}{v}' for k, v in tile[1])}")
         tile_id = tile[0] + ''.join(f'_{k.lower()}{v}' for k, v in tile[1])
-        columns = [(name, None) for name, _ in layouts] + [(name, 'picks') for name, _ in layouts if name in picks]
-        print('| change | ' + ' | '.join(f'{name} (shapes)' if not p else f'{name}, tree picks' for name, p in columns) + ' |')
+        columns = [(name, False) for name, _ in layouts] + [(name, True) for name, _ in layouts if name in picks]
+        print('| change | ' + ' | '.join(f'{name}, tree picks' if kind else f'{name} (shapes)' for name, kind in columns) + ' |')
         print('|---|' + '---|' * len(columns))
         neighbours = {}
         for _, variants in layouts:
@@ -61,19 +61,14 @@ def main():
         rows = []
         for variant, diff in neighbours.items():
             cells, best = [], 0
-            for name, variants in layouts:
+            for name, kind in columns:
+                variants = dict(layouts)[name]
                 own, other = variants.get(tile, {}), variants.get(variant, {})
-                ratios = [own[s] / t for s, t in other.items() if s in own]
-                if ratios:
+                shapes = picks[name].get(tile_id, ()) if kind else other
+                ratios = [own[s] / other[s] for s in shapes if s in own and s in other]
+                if ratios and not kind:
                     best = max(best, geomean(ratios))
-                    cells.append(f'{geomean(ratios):.3f} ({len(ratios)})')
-                else:
-                    cells.append('-')
-            for name, variants in layouts:
-                if name in picks:
-                    own, other = variants.get(tile, {}), variants.get(variant, {})
-                    ratios = [own[s] / other[s] for s in picks[name].get(tile_id, ()) if s in own and s in other]
-                    cells.append(f'{geomean(ratios):.3f} ({len(ratios)})' if ratios else '-')
+                cells.append(f'{geomean(ratios):.3f} ({len(ratios)})' if ratios else '-')
             if best >= args.min:
                 rows.append((best, f"| {' '.join(f'{k}={v}' for k, v in diff.items())} | " + ' | '.join(cells) + ' |'))
         for _, row in sorted(rows, reverse=True):
