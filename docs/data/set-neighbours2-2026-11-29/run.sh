@@ -11,8 +11,11 @@
 #   here:   bash docs/data/set-neighbours2-2026-11-29/run.sh ab      (writes ab-nn.txt, ab-nt.txt)
 # The set with the DB = 5 twin, its xgemm tiles (set-after.jsonl.gz: `scripts/set_records.py
 # variants/selected.json set-after.jsonl.gz variants/data/h200-v26-nn-set-f32.jsonl.gz
-# $dir/h200-nb-xgemm-r2-nn-f32.jsonl.gz --kernel xgemm`) on the held-out shapes (18:27 UTC):
-#   device: OUT=... bash docs/data/set-neighbours2-2026-11-29/run.sh heldout  (h200-v28-twins-*-unseen-f32)
+# $dir/h200-nb-xgemm-r2-nn-f32.jsonl.gz --kernel xgemm`) on the held-out shapes, then the GPU
+# variants tests and the C API test: scripts/device/twin-check.sh's sweeps and tests (the call of
+# 18:27 UTC ran them, without its ML bench, which ab1/ab2 had done; its
+# $prefix-twins-{nn,nt}-unseen-f32 are variants/data/h200-v28-twins-*-unseen-f32):
+#   device: OUT=... bash docs/data/set-neighbours2-2026-11-29/run.sh heldout
 # Issue 4's held-out figures of the set in ROOT (default .; the set before the twin: a folder holding
 # `git show 002bf67:FILE` of variants/selected.json and selector/*.json), NN by heldout.sh, NT on
 # the set's own NT records (h200-v26-nt-set-unseen-f32) with the twin's from v28:
@@ -38,13 +41,7 @@ compare)
     NT=$dir/h200-nb-xgemm-r2-nt-f32.jsonl.gz TN=$dir/h200-nb-xgemm-r2-tn-f32.jsonl.gz --min 1.0 \
     --picks NN=$dir/evaluate-nn.txt --picks NT=$dir/evaluate-nt.txt --picks TN=$dir/evaluate-nn.txt > $dir/compare.txt ;;
 heldout)
-  source scripts/device/nvidia.sh
-  for l in nn nt; do
-    args=(); [ $l = nt ] && args=(--transpose-b)
-    .device/fewfit sweep --device gpu --sample 0 --no-shipped --variants-from $dir/set-after.jsonl.gz \
-      --shapes variants/shapes/unseen.txt --repeats 10 --quiet "${args[@]}" --out "$OUT/$prefix-v28-twins-$l-unseen-f32.jsonl"
-  done
-  gzip "$OUT"/*.jsonl ;;
+  TILES=$dir/set-after.jsonl.gz bash scripts/device/twin-check.sh ;;
 issue4)
   TWINS="variants/data/h200-v23-twins-nn-unseen-f32.jsonl.gz variants/data/h200-v28-twins-nn-unseen-f32.jsonl.gz" \
     bash docs/data/direct-split-2026-11-29/heldout.sh | tail -1
