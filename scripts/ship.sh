@@ -4,7 +4,8 @@
 # and default trees and reports the held-out slowdowns; then the changes that it cannot make follow,
 # in order (README, "Regenerating for a release"): the twins measured faster than members of the set
 # (scripts/substitute_twin.py), the NT subtree trained on the H200's own NT records
-# (scripts/graft_subtree.py), and a twin newer than those records. About 25 minutes on a 2-core VM; `cargo build` then renders the set.
+# (scripts/graft_subtree.py), and a twin newer than those records. About 25 minutes on a 2-core
+# VM; `cargo build` then renders the set.
 # The set and the trees come out the same on every run (linfa-trees patched: vendor/linfa-trees).
 # Usage: bash scripts/ship.sh
 set -euo pipefail
