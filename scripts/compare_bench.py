@@ -10,18 +10,17 @@ Usage: python3 scripts/compare_bench.py OLD_PEERS OLD_CUBLAS NEW_PEERS NEW_CUBLA
        [--rule GROUPS,C,DEPTH,PER_GROUP] [--compute-units 132]
 """
 import argparse
-import json
 import re
 import statistics
 
 from fit_split_rule import splits_for
-from set_records import geomean
+from set_records import geomean, read_json
 
 BUCKETS = [(0, 1e8), (1e8, 1e9), (1e9, 1e10), (1e10, float('inf'))]
 
 
 def rows(path):
-    return {(r['m'], r['n'], r['k']): r for r in json.load(open(path))['rows'] if not r.get('skipped')}
+    return {(r['m'], r['n'], r['k']): r for r in read_json(path)['rows'] if not r.get('skipped')}
 
 
 def flops(shape):

@@ -7,7 +7,8 @@ the launch floor, an empty kernel timed the same way. All in µs. Standard libra
 
 Usage: python3 scripts/overhead_table.py PEERS.json"""
 import argparse
-import json
+
+from set_records import read_json
 
 
 def us(x):
@@ -17,7 +18,7 @@ def us(x):
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("peers")
-    bench = json.load(open(p.parse_args().peers))
+    bench = read_json(p.parse_args().peers)
     d = bench["device"]
     print(f"{d['name']} ({d['platform_version'].split(' Linux')[0]}), {bench['date']}; medians of "
           f"{bench['repeats']} calls after {bench['warmup']} warm-up calls, µs.\n")

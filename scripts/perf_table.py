@@ -6,8 +6,9 @@ both ran. Columns no run filled are left out. Standard library only.
 
 Usage: python3 scripts/perf_table.py PEERS.json [CUBLAS.json] [--time wall|event]"""
 import argparse
-import json
 import math
+
+from set_records import read_json
 
 COLUMNS = [("fewfit", "fewfit"), ("oracle", "oracle"), ("clblast", "CLBlast"), ("cublas", "cuBLAS"),
            ("openblas", "OpenBLAS")]
@@ -20,12 +21,12 @@ def main():
     p.add_argument("--time", choices=["wall", "event"], default="wall",
                    help="wall: queue finished after each call; event: device time")
     args = p.parse_args()
-    bench = json.load(open(args.peers))
+    bench = read_json(args.peers)
     key = "gflops" if args.time == "wall" else "event_gflops"
     cublas = {}
     cublas_note = ""
     if args.cublas:
-        c = json.load(open(args.cublas))
+        c = read_json(args.cublas)
         layouts = (bench.get("layout", "NN"), c.get("layout", "NN"))
         if layouts[0] != layouts[1]:
             raise SystemExit(f"{args.peers} times row-major {layouts[0]}, {args.cublas} {layouts[1]}: not one table")

@@ -7,19 +7,17 @@ the same kernel: the runs' noise), in device (event) and wall time, also for sha
 GFLOP; the same by the pick after, over the shapes whose pick differs (to tell several twins
 substituted at once apart); then those shapes, one per line. Standard library only.
 
-Usage: python3 scripts/pick_ab.py --before RUN/peers.json... --after RUN/peers.json...
+Usage: python3 scripts/pick_ab.py --before RUN/peers.json[.gz]... --after RUN/peers.json[.gz]...
 """
 import argparse
-import json
 import statistics
 
-from set_records import geomean
+from set_records import geomean, read_json
 
 
 def load(path):
     """{(m, n, k): fewfit's result} of one run; refuses a run with wrong results."""
-    with open(path) as f:
-        run = json.load(f)
+    run = read_json(path)
     if run['wrong_results']:
         raise SystemExit(f'{path}: {run["wrong_results"]} wrong results')
     return {(r['m'], r['n'], r['k']): r['fewfit'] for r in run['rows'] if r['fewfit']}

@@ -31,6 +31,12 @@ def geomean(xs):
     return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else float('nan')
 
 
+def read_json(path):
+    """A JSON file, gzipped (a name ending in .gz) or not: the peer bench's peers.json is stored gzipped."""
+    with (gzip.open if str(path).endswith('.gz') else open)(path, 'rt') as f:
+        return json.load(f)
+
+
 def key(kernel, params):
     full = dict(NEUTRAL.get(kernel, {}), **params)
     return kernel, tuple(sorted(full.items()))

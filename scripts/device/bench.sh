@@ -3,7 +3,7 @@
 # carried CLBlast (.device/libclblast1_*.deb) into /tmp, then times fewfit as shipped, fewfit's
 # oracle (best variant of the sweep data for each shape, re-timed), CLBlast and cuBLAS (PyTorch,
 # TF32 off) on the same shapes, and merges them into one markdown table. Outputs go to $OUT (or
-# /tmp/peers-out). Binaries are built on the dev machine by scripts/device/build.sh.
+# /tmp/peers-out); the bench's JSON as peers.json.gz (scripts/perf_table.py reads it). Binaries are built on the dev machine by scripts/device/build.sh.
 # Usage: [BENCH_DATA="DATA..."] bash scripts/device/bench.sh [SHAPES_FILE] [extra peers arguments,
 #        e.g. --max-flops 1e10]   (BENCH_DATA: the oracle's sweep datasets, see below)
 # PEERS=PATH times another build of the peers example (another set), e.g. beside the carried one.
@@ -50,5 +50,6 @@ if [ -f "$out/peers.json" ]; then
   done
   echo "== where the wall time goes"
   python3 scripts/overhead_table.py "$out/peers.json" | tee "$out/overhead.md"
+  gzip -9f "$out/peers.json"
 fi
 exit "$rc"
