@@ -512,6 +512,31 @@ fn killed_sweep_loses_nothing_and_measures_nothing_twice() {
 }
 
 #[test]
+fn interleaved_sweep_records_each_shape_whole_and_resumes() {
+    let t = tiny();
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("interleaved.jsonl");
+    // A 0-second budget stops before the first shape: nothing recorded, every pair left.
+    let stopped = ok(&mut sweep(dir.path(), &t.space, &t.shapes, &data, &["--interleave", "--budget-secs", "0"]));
+    assert_eq!(summary(&stopped), Summary { measured: 0, invalid: 0, resumed: 0, left: PAIRS }, "{}", stopped.both());
+    assert!(records(&data).is_empty());
+    // The same pairs as a sweep pair by pair, written shape by shape: each shape's records together.
+    let ran = ok(&mut sweep(dir.path(), &t.space, &t.shapes, &data, &["--interleave"]));
+    assert_eq!(summary(&ran), Summary { measured: PAIRS, invalid: 0, resumed: 0, left: 0 }, "{}", ran.both());
+    let recs = records(&data);
+    recs.iter().for_each(assert_measured);
+    assert_eq!(keys(&recs), keys(&records(&t.data)));
+    for group in recs.chunks(VARIANTS) {
+        assert!(group.iter().all(|r| shape(r) == shape(&group[0])), "a shape's records are apart: {group:?}");
+    }
+    // Resumed: nothing measured again, the file unchanged.
+    let before = std::fs::read(&data).unwrap();
+    let again = ok(&mut sweep(dir.path(), &t.space, &t.shapes, &data, &["--interleave"]));
+    assert_eq!(summary(&again), Summary { measured: 0, invalid: 0, resumed: PAIRS, left: 0 }, "{}", again.both());
+    assert_eq!(std::fs::read(&data).unwrap(), before);
+}
+
+#[test]
 fn budget_and_shards_merge_into_the_full_sweep() {
     let full = records(&tiny().data);
     let dir = tempfile::tempdir().unwrap();

@@ -148,6 +148,10 @@ pub struct Plan {
     pub transpose_a: bool,
     /// Time calls with B stored N x K (row-major NT, or TT with `transpose_a`) instead of K x N.
     pub transpose_b: bool,
+    /// Time each shape's variants in rounds, one run of each per round, instead of each pair's runs
+    /// back to back: a slow phase of the device (another tenant of a VM) then slows every variant
+    /// of the shape alike instead of one pair. Every variant is built before the first shape.
+    pub interleave: bool,
 }
 
 impl Default for Plan {
@@ -164,6 +168,7 @@ impl Default for Plan {
             machine: None,
             transpose_a: false,
             transpose_b: false,
+            interleave: false,
         }
     }
 }
@@ -293,50 +298,101 @@ pub fn sweep<T: SweepElement>(
     bar.set_message(format!("{} on {}", precision, dev.name));
 
     let engine = Engine::for_queue(device.profiling_queue.get())?;
-    let mut writer = Appender::open(out)?;
+    let mut recorder = Recorder { device: dev, precision, writer: Appender::open(out)?, bar: &bar };
     let mut buffers = Operands::<T>::new(device, shapes)?;
     let step = plan.build_threads.max(1);
-    for (c, chunk) in todo.chunks(step).enumerate() {
-        if plan.budget.is_some_and(|b| start.elapsed() >= b) {
-            summary.left = todo[c * step..].iter().map(|t| t.1.len()).sum();
-            break;
+    if plan.interleave {
+        // Every variant built and checked first: each shape's rounds run them all.
+        let built: Vec<Result<CompiledVariant>> = todo
+            .chunks(step)
+            .flat_map(|chunk| build_all::<T>(&engine, chunk.iter().map(|c| c.0)))
+            .map(|build| build.and_then(|compiled| check::<T>(device, &compiled, plan).map(|_| compiled)))
+            .collect();
+        for (s, shape) in shapes.iter().enumerate() {
+            let here: Vec<usize> = (0..todo.len()).filter(|&i| todo[i].1.contains(&s)).collect();
+            if here.is_empty() {
+                continue;
+            }
+            if plan.budget.is_some_and(|b| start.elapsed() >= b) {
+                summary.left = todo.iter().map(|t| t.1.iter().filter(|&&x| x >= s).count()).sum();
+                break;
+            }
+            let runnable: Vec<&CompiledVariant> = here.iter().filter_map(|&i| built[i].as_ref().ok()).collect();
+            let mut timed = time_interleaved(device, &runnable, &mut buffers, shape, plan, best[s]).into_iter();
+            for &i in &here {
+                let times = match &built[i] {
+                    Err(e) => Err(e.to_string()),
+                    Ok(_) => timed.next().expect("one result per runnable variant").map_err(|e| e.to_string()),
+                };
+                recorder.record(todo[i].0, shape, times, &mut best[s], &mut summary)?;
+            }
         }
-        let built = build_all::<T>(&engine, chunk.iter().map(|c| c.0));
-        for ((variant, left), build) in chunk.iter().zip(built) {
-            let checked = build.and_then(|compiled| check::<T>(device, &compiled, plan).map(|_| compiled));
-            for &s in left {
-                let shape = &shapes[s];
-                let (times, error) = match &checked {
-                    Err(e) => (None, Some(e.to_string())),
-                    Ok(compiled) => match time_pair(device, compiled, &mut buffers, shape, plan, best[s]) {
-                        Ok(t) => (Some(t), None),
-                        Err(e) => (None, Some(e.to_string())),
-                    },
-                };
-                if let Some(t) = times {
-                    best[s] = best[s].min(t.median_ms);
-                } else {
-                    summary.invalid += 1;
+    } else {
+        for (c, chunk) in todo.chunks(step).enumerate() {
+            if plan.budget.is_some_and(|b| start.elapsed() >= b) {
+                summary.left = todo[c * step..].iter().map(|t| t.1.len()).sum();
+                break;
+            }
+            let built = build_all::<T>(&engine, chunk.iter().map(|c| c.0));
+            for ((variant, left), build) in chunk.iter().zip(built) {
+                let checked = build.and_then(|compiled| check::<T>(device, &compiled, plan).map(|_| compiled));
+                for &s in left {
+                    let times = match &checked {
+                        Err(e) => Err(e.to_string()),
+                        Ok(compiled) => time_pair(device, compiled, &mut buffers, &shapes[s], plan, best[s])
+                            .map_err(|e| e.to_string()),
+                    };
+                    recorder.record(variant, &shapes[s], times, &mut best[s], &mut summary)?;
                 }
-                let record = Record {
-                    device: dev.clone(),
-                    m: shape.m,
-                    n: shape.n,
-                    k: shape.k,
-                    precision: precision.to_string(),
-                    variant: Config::of(variant),
-                    valid: times.is_some(),
-                    times,
-                    error,
-                };
-                writer.append(&record)?;
-                summary.measured += 1;
-                bar.inc(1);
             }
         }
     }
     bar.finish_and_clear();
     Ok(summary)
+}
+
+/// Appends a sweep's records to its output as they are measured, counting them.
+struct Recorder<'b> {
+    device: DeviceRecord,
+    precision: &'static str,
+    writer: Appender,
+    bar: &'b indicatif::ProgressBar,
+}
+
+impl Recorder<'_> {
+    /// Appends the record of one pair: its times, or the error that made it invalid; `best` (the
+    /// shape's best median so far) takes its median.
+    fn record(
+        &mut self,
+        variant: &Variant,
+        shape: &Shape,
+        times: std::result::Result<Times, String>,
+        best: &mut f64,
+        summary: &mut Summary,
+    ) -> Result<()> {
+        match &times {
+            Ok(t) => *best = best.min(t.median_ms),
+            Err(_) => summary.invalid += 1,
+        }
+        let (times, error) = match times {
+            Ok(t) => (Some(t), None),
+            Err(e) => (None, Some(e)),
+        };
+        self.writer.append(&Record {
+            device: self.device.clone(),
+            m: shape.m,
+            n: shape.n,
+            k: shape.k,
+            precision: self.precision.to_string(),
+            variant: Config::of(variant),
+            valid: times.is_some(),
+            times,
+            error,
+        })?;
+        summary.measured += 1;
+        self.bar.inc(1);
+        Ok(())
+    }
 }
 
 /// The shapes whose operands A, B and C (of `element_bytes` each) each fit in a buffer of
@@ -501,8 +557,40 @@ fn check<T: SweepElement>(device: &DefaultDevice, variant: &CompiledVariant, pla
     Ok(())
 }
 
-/// Times one pair: warm-up, then repeats of device (profiling event) time, in ms, from the launch's
-/// first command (the `scale_c` of a launch that splits K) to the kernel's end.
+/// One timed run: device (profiling event) time, in ms, from the launch's first command (the
+/// `scale_c` of a launch that splits K) to the kernel's end.
+fn run_once<T: SweepElement>(
+    device: &DefaultDevice,
+    variant: &CompiledVariant,
+    ops: &mut Operands<T>,
+    spec: &GemmSpec,
+) -> Result<f64> {
+    let (event, scale) = variant.enqueue_gemm_timed(
+        &device.profiling_queue,
+        spec,
+        T::from_f64(1.0),
+        &ops.a,
+        &ops.b,
+        T::ZERO,
+        &mut ops.c,
+        &[],
+    )?;
+    let cl = |e: opencl3::error_codes::ClError| Error::Runtime(crate::Error::OpenCl { call: "event", code: e.0 });
+    event.wait().map_err(cl)?;
+    let start = scale.as_ref().unwrap_or(&event).profiling_command_start().map_err(cl)?;
+    let end = event.profiling_command_end().map_err(cl)?;
+    Ok(end.saturating_sub(start) as f64 / 1e6)
+}
+
+/// The minimum and median of a pair's timed runs.
+fn times_of(mut samples: Vec<f64>) -> Times {
+    samples.sort_by(f64::total_cmp);
+    let min_ms = samples[0].max(1e-6);
+    let median_ms = samples[samples.len() / 2].max(1e-6);
+    Times { min_ms, median_ms, repeats: samples.len() as u32 }
+}
+
+/// Times one pair: warm-up, then its timed runs back to back ([`wants_another_run`]).
 fn time_pair<T: SweepElement>(
     device: &DefaultDevice,
     variant: &CompiledVariant,
@@ -512,35 +600,53 @@ fn time_pair<T: SweepElement>(
     best_ms: f64,
 ) -> Result<Times> {
     let spec = sweep_spec(shape.m as usize, shape.n as usize, shape.k as usize, plan);
-    let mut run = || -> Result<f64> {
-        let (event, scale) = variant.enqueue_gemm_timed(
-            &device.profiling_queue,
-            &spec,
-            T::from_f64(1.0),
-            &ops.a,
-            &ops.b,
-            T::ZERO,
-            &mut ops.c,
-            &[],
-        )?;
-        let cl = |e: opencl3::error_codes::ClError| Error::Runtime(crate::Error::OpenCl { call: "event", code: e.0 });
-        event.wait().map_err(cl)?;
-        // A launch that splits K starts with its scale_c kernel: that, and the gap, count too.
-        let start = scale.as_ref().unwrap_or(&event).profiling_command_start().map_err(cl)?;
-        let end = event.profiling_command_end().map_err(cl)?;
-        Ok(end.saturating_sub(start) as f64 / 1e6)
-    };
     for _ in 0..plan.warmup {
-        run()?;
+        run_once(device, variant, ops, &spec)?;
     }
-    let mut samples = vec![run()?];
+    let mut samples = vec![run_once(device, variant, ops, &spec)?];
     while wants_another_run(&samples, plan, best_ms) {
-        samples.push(run()?);
+        samples.push(run_once(device, variant, ops, &spec)?);
     }
-    samples.sort_by(f64::total_cmp);
-    let min_ms = samples[0].max(1e-6);
-    let median_ms = samples[samples.len() / 2].max(1e-6);
-    Ok(Times { min_ms, median_ms, repeats: samples.len() as u32 })
+    Ok(times_of(samples))
+}
+
+/// Times several variants on one shape in rounds ([`Plan::interleave`]): each variant's warm-up,
+/// then round after round one run of every variant that wants another ([`wants_another_run`], the
+/// best time being the shape's fastest run so far), each round starting one variant later. A
+/// variant whose run fails is left out of the later rounds with that error.
+fn time_interleaved<T: SweepElement>(
+    device: &DefaultDevice,
+    variants: &[&CompiledVariant],
+    ops: &mut Operands<T>,
+    shape: &Shape,
+    plan: &Plan,
+    best_ms: f64,
+) -> Vec<Result<Times>> {
+    let spec = sweep_spec(shape.m as usize, shape.n as usize, shape.k as usize, plan);
+    let mut samples: Vec<Result<Vec<f64>>> = variants
+        .iter()
+        .map(|v| (0..plan.warmup).try_for_each(|_| run_once(device, v, ops, &spec).map(drop)).map(|_| Vec::new()))
+        .collect();
+    for round in 0.. {
+        let best = samples.iter().flatten().flatten().fold(best_ms, |b, &t| b.min(t));
+        let mut ran = false;
+        for j in 0..variants.len() {
+            let i = (j + round) % variants.len();
+            let Ok(runs) = &mut samples[i] else { continue };
+            if !wants_another_run(runs, plan, best) {
+                continue;
+            }
+            ran = true;
+            match run_once(device, variants[i], ops, &spec) {
+                Ok(t) => runs.push(t),
+                Err(e) => samples[i] = Err(e),
+            }
+        }
+        if !ran {
+            break;
+        }
+    }
+    samples.into_iter().map(|s| s.map(times_of)).collect()
 }
 
 /// Whether a pair timed `samples` (ms, in run order) so far gets another run: up to `plan.repeats`,

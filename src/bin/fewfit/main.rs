@@ -283,6 +283,11 @@ struct SweepArgs {
     /// Timed runs per pair, at most.
     #[arg(long, default_value_t = 20)]
     repeats: u32,
+    /// Time each shape's variants in rounds, one run of each per round, instead of each pair's
+    /// runs back to back, so that a slow phase of a shared machine slows them alike (every variant
+    /// is built first: for a set, not a large space).
+    #[arg(long)]
+    interleave: bool,
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
@@ -430,6 +435,7 @@ fn run_regenerate(mut args: RegenerateArgs) -> Result<()> {
             max_flops: None,
             budget_secs: None,
             repeats: 20,
+            interleave: false,
             quiet: false,
         })?;
         args.data.push(out.clone());
@@ -663,6 +669,7 @@ fn run_sweep(args: &SweepArgs) -> Result<()> {
         machine: args.machine.clone(),
         transpose_a: args.transpose_a,
         transpose_b: args.transpose_b,
+        interleave: args.interleave,
         ..Plan::default()
     };
     let summary = if args.precision == "f64" {
