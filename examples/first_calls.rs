@@ -28,7 +28,8 @@ fn operands(device: &DefaultDevice, n: usize) -> Res<Operands> {
     let data: Vec<f32> = (0..n * n).map(|i| ((i * 7919) % 1000) as f32 / 1000.0).collect();
     let upload = || -> Res<Buffer<f32>> {
         // SAFETY: a fresh buffer of n * n floats, written in full before use.
-        let mut buf = unsafe { Buffer::<f32>::create(&device.context, CL_MEM_READ_WRITE, n * n, std::ptr::null_mut())? };
+        let mut buf =
+            unsafe { Buffer::<f32>::create(&device.context, CL_MEM_READ_WRITE, n * n, std::ptr::null_mut())? };
         // SAFETY: a blocking write of exactly the buffer's length.
         unsafe { device.queue.enqueue_write_buffer(&mut buf, CL_BLOCKING, 0, &data, &[])? };
         Ok(buf)
@@ -58,7 +59,10 @@ fn main() -> Res<()> {
     let n = args.next().transpose()?.unwrap_or(1024);
     let rounds = args.next().transpose()?.unwrap_or(4);
     let device = DefaultDevice::get()?;
-    println!("{} ({}), {n}x{n}x{n}, GFLOP/s by wall time, median of 20 per round", device.info.name, device.info.platform_version);
+    println!(
+        "{} ({}), {n}x{n}x{n}, GFLOP/s by wall time, median of 20 per round",
+        device.info.name, device.info.platform_version
+    );
     let started = Instant::now();
     let mut first = operands(device, n)?;
     for r in 0..rounds {
