@@ -32,3 +32,19 @@ for mode in i p; do
     python3 scripts/noise_floor.py --statistic $stat $dir/zen4-unseen-${mode}{1,2,3}.jsonl.gz
   done
 done > $dir/noise-floor.txt
+# The held-out skinny shapes of at most 5 GFLOP (variants/shapes/unseen-skinny.txt), one interleaved
+# sweep (run with `skinny`; the evaluation lines are appended to evaluate.txt and noise-floor.txt).
+if [ "${1:-}" = skinny ]; then
+  target/release/fewfit sweep --device cpu --shapes variants/shapes/unseen-skinny.txt --max-flops 5e9 --sample 0 \
+    --no-shipped --repeats 10 --machine zen4-2026-11-29c --variants-from $dir/set-cpu.jsonl.gz --quiet \
+    --interleave --out $dir/zen4-unseen-skinny-i1.jsonl
+  gzip -f $dir/zen4-unseen-skinny-i1.jsonl
+fi
+if [ -f $dir/zen4-unseen-skinny-i1.jsonl.gz ]; then
+  echo "skinny i1: $(target/release/fewfit evaluate --data $dir/zen4-unseen-skinny-i1.jsonl.gz | tail -1)" >> $dir/evaluate.txt
+  target/release/fewfit evaluate --per-shape --data $dir/zen4-unseen-skinny-i1.jsonl.gz > $dir/picks-skinny.tsv
+  for stat in median_ms min_ms; do
+    echo "== skinny i1, $stat: the shipped cpu tree's picks"
+    python3 scripts/noise_floor.py --statistic $stat --picks $dir/picks-skinny.tsv $dir/zen4-unseen-skinny-i1.jsonl.gz
+  done >> $dir/noise-floor.txt
+fi
