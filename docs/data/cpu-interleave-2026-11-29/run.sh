@@ -48,3 +48,14 @@ if [ -f $dir/zen4-unseen-skinny-i1.jsonl.gz ]; then
     python3 scripts/noise_floor.py --statistic $stat --picks $dir/picks-skinny.tsv $dir/zen4-unseen-skinny-i1.jsonl.gz
   done >> $dir/noise-floor.txt
 fi
+# The 1,495 skinny tree-only shapes (variants/shapes/train-tree-skinny.txt) of at most 5 GFLOP, one
+# interleaved sweep (run with `tree-skinny`): shapes no CPU dataset held, for a later `cpu` tree.
+if [ "${1:-}" = tree-skinny ]; then
+  target/release/fewfit sweep --device cpu --shapes variants/shapes/train-tree-skinny.txt --max-flops 5e9 --sample 0 \
+    --no-shipped --repeats 10 --machine zen4-2026-11-29c --variants-from $dir/set-cpu.jsonl.gz --quiet \
+    --interleave --budget-secs 1500 --out $dir/zen4-tree-skinny-i1.jsonl
+  gzip -kf $dir/zen4-tree-skinny-i1.jsonl
+fi
+if [ -f $dir/zen4-tree-skinny-i1.jsonl.gz ]; then
+  echo "tree-skinny i1: $(target/release/fewfit evaluate --data $dir/zen4-tree-skinny-i1.jsonl.gz | tail -1)" >> $dir/evaluate.txt
+fi
