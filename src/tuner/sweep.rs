@@ -317,13 +317,9 @@ pub fn sweep<T: SweepElement>(
                 summary.left = todo.iter().map(|t| t.1.iter().filter(|&&x| x >= s).count()).sum();
                 break;
             }
-            let runnable: Vec<&CompiledVariant> = here.iter().filter_map(|&i| built[i].as_ref().ok()).collect();
-            let mut timed = time_interleaved(device, &runnable, &mut buffers, shape, plan, best[s]).into_iter();
-            for &i in &here {
-                let times = match &built[i] {
-                    Err(e) => Err(e.to_string()),
-                    Ok(_) => timed.next().expect("one result per runnable variant").map_err(|e| e.to_string()),
-                };
+            let variants: Vec<_> = here.iter().map(|&i| built[i].as_ref().map_err(|e| e.to_string())).collect();
+            let timed = time_interleaved(device, &variants, &mut buffers, shape, plan, best[s]);
+            for (&i, times) in here.iter().zip(timed) {
                 recorder.record(todo[i].0, shape, times, &mut best[s], &mut summary)?;
             }
         }
@@ -370,13 +366,15 @@ impl Recorder<'_> {
         best: &mut f64,
         summary: &mut Summary,
     ) -> Result<()> {
-        match &times {
-            Ok(t) => *best = best.min(t.median_ms),
-            Err(_) => summary.invalid += 1,
-        }
         let (times, error) = match times {
-            Ok(t) => (Some(t), None),
-            Err(e) => (None, Some(e)),
+            Ok(t) => {
+                *best = best.min(t.median_ms);
+                (Some(t), None)
+            }
+            Err(e) => {
+                summary.invalid += 1;
+                (None, Some(e))
+            }
         };
         self.writer.append(&Record {
             device: self.device.clone(),
@@ -612,34 +610,36 @@ fn time_pair<T: SweepElement>(
 
 /// Times several variants on one shape in rounds ([`Plan::interleave`]): each variant's warm-up,
 /// then round after round one run of every variant that wants another ([`wants_another_run`], the
-/// best time being the shape's fastest run so far), each round starting one variant later. A
-/// variant whose run fails is left out of the later rounds with that error.
+/// best time being the shape's fastest run so far), each round starting one variant later. One
+/// result per variant, in order: a variant that failed to build or check keeps its error, and one
+/// whose run fails is left out of the later rounds with that error.
 fn time_interleaved<T: SweepElement>(
     device: &DefaultDevice,
-    variants: &[&CompiledVariant],
+    variants: &[std::result::Result<&CompiledVariant, String>],
     ops: &mut Operands<T>,
     shape: &Shape,
     plan: &Plan,
     best_ms: f64,
-) -> Vec<Result<Times>> {
+) -> Vec<std::result::Result<Times, String>> {
     let spec = sweep_spec(shape.m as usize, shape.n as usize, shape.k as usize, plan);
-    let mut samples: Vec<Result<Vec<f64>>> = variants
+    let mut warm = |v: &CompiledVariant| (0..plan.warmup).try_for_each(|_| run_once(device, v, ops, &spec).map(drop));
+    let mut samples: Vec<std::result::Result<Vec<f64>, String>> = variants
         .iter()
-        .map(|v| (0..plan.warmup).try_for_each(|_| run_once(device, v, ops, &spec).map(drop)).map(|_| Vec::new()))
+        .map(|v| v.clone().and_then(|v| warm(v).map(|_| Vec::new()).map_err(|e| e.to_string())))
         .collect();
     for round in 0.. {
         let best = samples.iter().flatten().flatten().fold(best_ms, |b, &t| b.min(t));
         let mut ran = false;
         for j in 0..variants.len() {
             let i = (j + round) % variants.len();
-            let Ok(runs) = &mut samples[i] else { continue };
+            let (Ok(runs), Ok(variant)) = (&mut samples[i], &variants[i]) else { continue };
             if !wants_another_run(runs, plan, best) {
                 continue;
             }
             ran = true;
-            match run_once(device, variants[i], ops, &spec) {
+            match run_once(device, variant, ops, &spec) {
                 Ok(t) => runs.push(t),
-                Err(e) => samples[i] = Err(e),
+                Err(e) => samples[i] = Err(e.to_string()),
             }
         }
         if !ran {
