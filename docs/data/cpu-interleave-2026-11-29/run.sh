@@ -10,13 +10,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 dir=docs/data/cpu-interleave-2026-11-29
+sweep_set() {  # SHAPES NAME [sweep flags...]: the set's blocks on SHAPES into $dir/NAME.jsonl(.gz)
+  local shapes=$1 name=$2; shift 2
+  target/release/fewfit sweep --device cpu --shapes "$shapes" --max-flops 5e9 --sample 0 --no-shipped \
+    --repeats 10 --machine zen4-2026-11-29c --variants-from $dir/set-cpu.jsonl.gz --quiet "$@" --out $dir/$name.jsonl
+}
 if [ "${1:-}" = sweep ]; then
   for i in 1 2 3; do
     for mode in i p; do
       flag=(); [ $mode = i ] && flag=(--interleave)
-      target/release/fewfit sweep --device cpu --shapes variants/shapes/unseen.txt --max-flops 5e9 --sample 0 \
-        --no-shipped --repeats 10 --machine zen4-2026-11-29c --variants-from $dir/set-cpu.jsonl.gz --quiet \
-        "${flag[@]}" --out $dir/zen4-unseen-$mode$i.jsonl
+      sweep_set variants/shapes/unseen.txt zen4-unseen-$mode$i "${flag[@]}"
       gzip -f $dir/zen4-unseen-$mode$i.jsonl
     done
   done
@@ -35,9 +38,7 @@ done > $dir/noise-floor.txt
 # The held-out skinny shapes of at most 5 GFLOP (variants/shapes/unseen-skinny.txt), one interleaved
 # sweep (run with `skinny`; the evaluation lines are appended to evaluate.txt and noise-floor.txt).
 if [ "${1:-}" = skinny ]; then
-  target/release/fewfit sweep --device cpu --shapes variants/shapes/unseen-skinny.txt --max-flops 5e9 --sample 0 \
-    --no-shipped --repeats 10 --machine zen4-2026-11-29c --variants-from $dir/set-cpu.jsonl.gz --quiet \
-    --interleave --out $dir/zen4-unseen-skinny-i1.jsonl
+  sweep_set variants/shapes/unseen-skinny.txt zen4-unseen-skinny-i1 --interleave
   gzip -f $dir/zen4-unseen-skinny-i1.jsonl
 fi
 if [ -f $dir/zen4-unseen-skinny-i1.jsonl.gz ]; then
@@ -51,9 +52,7 @@ fi
 # The 1,495 skinny tree-only shapes (variants/shapes/train-tree-skinny.txt) of at most 5 GFLOP, one
 # interleaved sweep (run with `tree-skinny`): shapes no CPU dataset held, for a later `cpu` tree.
 if [ "${1:-}" = tree-skinny ]; then
-  target/release/fewfit sweep --device cpu --shapes variants/shapes/train-tree-skinny.txt --max-flops 5e9 --sample 0 \
-    --no-shipped --repeats 10 --machine zen4-2026-11-29c --variants-from $dir/set-cpu.jsonl.gz --quiet \
-    --interleave --budget-secs 1500 --out $dir/zen4-tree-skinny-i1.jsonl
+  sweep_set variants/shapes/train-tree-skinny.txt zen4-tree-skinny-i1 --interleave --budget-secs 1500
   gzip -kf $dir/zen4-tree-skinny-i1.jsonl
 fi
 if [ -f $dir/zen4-tree-skinny-i1.jsonl.gz ]; then
