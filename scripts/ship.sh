@@ -14,6 +14,14 @@ cd "$(dirname "$0")/.."
 cargo build --release --features tune --bin fewfit
 fewfit=target/release/fewfit
 subtree=$(mktemp --suffix .json); trap 'rm -f "$subtree"' EXIT
+# graft LAYOUT RECORDS TREE...: `fewfit train` on one run's H200 records of LAYOUT (the four training
+# lists of scripts/device/tree-data.sh, h200-RECORDS-*) put in place of that layout's subtree.
+graft() {
+  local layout=$1 records=$2; shift 2
+  "$fewfit" train --class nvidia-gpu --out "$subtree" --shape-weights variants/shapes/weights.txt \
+      --data variants/data/h200-$records-{set,trees,tree-dense,tree-skinny}-f32.jsonl.gz
+  python3 scripts/graft_subtree.py "$subtree" --layout "$layout" "$@"
+}
 # The selection: -k 12 --per-class 8 --method greedy (the defaults); the weights file counts decode
 # shapes and the largest three times. --train-only: the set's variants alone on more shapes (8,879
 # (device, shape) problems in NN, 5,667 in row-major NT), which train the trees, not the selection.
@@ -58,10 +66,7 @@ for id in direct_kdimd32_ksplit1_ndimd8_rbr0_ukd8_ukk1_vwd4_wptm2_wptn1 direct_k
 done
 # The NT subtree, trained on the H200's NT records of the set as it stands now (every twin in place,
 # one run: h200-v26-nt-*), in place of the one `regenerate` trained on the H100's.
-"$fewfit" train --class nvidia-gpu --out "$subtree" --shape-weights variants/shapes/weights.txt \
-    --data variants/data/h200-v26-nt-set-f32.jsonl.gz variants/data/h200-v26-nt-trees-f32.jsonl.gz \
-           variants/data/h200-v26-nt-tree-dense-f32.jsonl.gz variants/data/h200-v26-nt-tree-skinny-f32.jsonl.gz
-python3 scripts/graft_subtree.py "$subtree" --layout NT selector/nvidia-gpu.json selector/gpu.json selector/default.json
+graft NT v26-nt selector/nvidia-gpu.json selector/gpu.json selector/default.json
 # The 128 x 32 tile's DB = 5 twin (A/B of 2026-11-29 18:20 UTC: NN 1.097x faster on its ML picks, NT
 # 0.985x; docs/PERFORMANCE.md, "A second round of neighbours"). After the graft: the NT data names
 # the DB = 3 tile.
@@ -71,7 +76,4 @@ python3 scripts/substitute_twin.py xgemm_db3_ksplit0_kwg16_kwi4_mdima16_mdimc16_
 # sets (docs/PERFORMANCE.md, "The GPU trees' NN subtree from the shipped set's own H200 records": 1.038x
 # faster where the ML shapes' picks changed). The `default` tree keeps its own, which CPU records
 # also trained. (The NT subtree trained on h200-v29-nt-* ran 0.980x where the picks changed: not taken.)
-"$fewfit" train --class nvidia-gpu --out "$subtree" --shape-weights variants/shapes/weights.txt \
-    --data variants/data/h200-v29-nn-set-f32.jsonl.gz variants/data/h200-v29-nn-trees-f32.jsonl.gz \
-           variants/data/h200-v29-nn-tree-dense-f32.jsonl.gz variants/data/h200-v29-nn-tree-skinny-f32.jsonl.gz
-python3 scripts/graft_subtree.py "$subtree" --layout NN selector/nvidia-gpu.json selector/gpu.json
+graft NN v29-nn selector/nvidia-gpu.json selector/gpu.json
