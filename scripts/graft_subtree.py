@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """Puts a tree trained on one layout's rows (`fewfit train` on records of that layout alone) in
-place of that layout's subtree in shipped trees, leaving the other layouts' subtrees as they are.
+place of that layout's subtree in shipped trees, leaving the other layouts' subtrees as they are;
+or, with --short-side T, in front of a tree (or of one layout's subtree) for the shapes whose
+short side min(M, N) is at most T, the rest keeping the tree they had.
 
-For a layout measured again on one device without selecting or training the rest again: the
-shipped trees join one subtree per layout at the root by splits on `operands_along_k`, and `fewfit
-train` on one layout's rows writes that layout's subtree alone. Every leaf of the grafted tree must
-name a variant of the shipped set. The trees' comments say what was grafted. Usage:
+For a layout, or a band of shapes, measured again without selecting or training the rest again:
+the shipped trees join one subtree per layout at the root by splits on `operands_along_k`, and
+`fewfit train` on one layout's rows writes that layout's subtree alone. Every leaf of the grafted
+tree must name a variant of the shipped set. The trees' comments say what was grafted. Usage:
 
     python3 scripts/graft_subtree.py NT_TREE.json --layout NT selector/nvidia-gpu.json selector/gpu.json
+    python3 scripts/graft_subtree.py SKINNY_TREE.json --short-side 64 selector/cpu.json
 """
 import argparse
 import json
@@ -26,14 +29,25 @@ def leaves(node):
     return leaves(node["le"]) | leaves(node["gt"])
 
 
-def graft(node, along_k, subtree):
-    """`node` with the subtree that rows of `operands_along_k = along_k` reach replaced by `subtree`:
-    the chain of layout splits at the root is followed; any other node is that layout's subtree.
-    The splits on the way count the training shapes below them again."""
-    if node.get("feature") != "operands_along_k":
+def place(old, subtree, short_side):
+    """`subtree` in place of `old`, or with `short_side`, a split sending the shapes whose short
+    side is at most that to `subtree` and the others to `old`."""
+    if short_side is None:
         return subtree
+    split = {"feature": "min_mn", "threshold": short_side, "le": subtree, "gt": old}
+    split["shapes"] = subtree.get("shapes", 0) + old.get("shapes", 0)
+    return split
+
+
+def graft(node, along_k, subtree, short_side=None):
+    """`node` with the subtree that rows of `operands_along_k = along_k` reach given `subtree`
+    (see `place`); `along_k = None` gives it the whole tree. The chain of layout splits at the root
+    is followed; any other node is that layout's subtree. The splits on the way count the training
+    shapes below them again."""
+    if along_k is None or node.get("feature") != "operands_along_k":
+        return place(node, subtree, short_side)
     side = "le" if along_k <= node["threshold"] else "gt"
-    node = dict(node, **{side: graft(node[side], along_k, subtree)})
+    node = dict(node, **{side: graft(node[side], along_k, subtree, short_side)})
     node["shapes"] = node["le"].get("shapes", 0) + node["gt"].get("shapes", 0)
     return node
 
@@ -42,9 +56,13 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("subtree", help="a tree file written by `fewfit train` on one layout's rows")
     ap.add_argument("trees", nargs="+", help="the shipped tree files to graft it into")
-    ap.add_argument("--layout", required=True, choices=["NN", "NT", "TN"], help="the layout it was trained on")
+    ap.add_argument("--layout", choices=["NN", "NT", "TN"], help="the layout it was trained on")
+    ap.add_argument("--short-side", type=int, metavar="T",
+                    help="graft it for the shapes with min(M, N) <= T only, in front of what they reached")
     ap.add_argument("--selected", default="variants/selected.json", help="the shipped set")
     args = ap.parse_args()
+    if args.layout is None and args.short_side is None:
+        ap.error("name --layout, --short-side or both")
     new = json.loads(pathlib.Path(args.subtree).read_text())
     if new["root"].get("feature") == "operands_along_k":
         sys.exit(f"{args.subtree} splits on the layout: train it on one layout's rows")
@@ -52,15 +70,20 @@ def main():
     unknown = sorted(leaves(new["root"]) - shipped)
     if unknown:
         sys.exit(f"{args.subtree} picks variants outside {args.selected}: {', '.join(unknown)}")
-    along_k = OPERANDS_ALONG_K[args.layout]
+    along_k = OPERANDS_ALONG_K.get(args.layout)
+    what = f"its {args.layout} subtree" if args.layout else "the tree"
     for path in map(pathlib.Path, args.trees):
         tree = json.loads(path.read_text())
-        if tree["root"].get("feature") != "operands_along_k":
+        if args.layout and tree["root"].get("feature") != "operands_along_k":
             sys.exit(f"{path} has no subtree per layout")
-        tree["root"] = graft(tree["root"], along_k, new["root"])
-        tree["comment"] += f" Then its {args.layout} subtree replaced by one {new['comment'][0].lower()}{new['comment'][1:]} (scripts/graft_subtree.py)."
+        tree["root"] = graft(tree["root"], along_k, new["root"], args.short_side)
+        if args.short_side is None:
+            tree["comment"] += f" Then {what} replaced by one {new['comment'][0].lower()}{new['comment'][1:]} (scripts/graft_subtree.py)."
+        else:
+            tree["comment"] += (f" Then the shapes of min(M, N) <= {args.short_side} sent from {what} to one "
+                                f"{new['comment'][0].lower()}{new['comment'][1:]} (scripts/graft_subtree.py).")
         path.write_text(json.dumps(tree, indent=2, ensure_ascii=False) + "\n")
-        print(f"{path}: {args.layout} subtree grafted ({len(leaves(new['root']))} variants at its leaves)")
+        print(f"{path}: grafted ({len(leaves(new['root']))} variants at its leaves)")
 
 
 if __name__ == "__main__":

@@ -941,8 +941,9 @@ fn select_train_and_evaluate_on_the_sweep() {
     assert!(ran.stderr.contains("no data for device class `nvidia-gpu`"), "{}", ran.both());
     assert!(!dir.join("gpu.json").exists(), "{}", ran.both());
 
-    // evaluate that set and tree, from a crate root holding them (single-leaf trees for the other
-    // classes): every pick ran, so nothing failed, and the tree is no better than the set's best.
+    // evaluate that set and tree, in a crate root holding them (single-leaf trees for the other
+    // classes) named by --root: every pick ran, so nothing failed, and the tree is no better than
+    // the set's best.
     let root = dir.join("own");
     std::fs::create_dir_all(root.join("variants")).unwrap();
     std::fs::create_dir_all(root.join("selector")).unwrap();
@@ -953,7 +954,7 @@ fn select_train_and_evaluate_on_the_sweep() {
         std::fs::write(root.join(format!("selector/{class}.json")), leaf.to_string()).unwrap();
     }
     let plot = dir.join("plots/own.svg");
-    let ran = ok(fewfit(&root).args(["evaluate", "--data"]).arg(&data).arg("--plot").arg(&plot));
+    let ran = ok(fewfit(dir).args(["evaluate", "--root"]).arg(&root).arg("--data").arg(&data).arg("--plot").arg(&plot));
     assert!(!ran.stdout.contains("failed"), "{}", ran.both());
     assert!(ran.stdout.contains(&format!("[cpu]: {} problems", SHAPE_LIST.len())), "{}", ran.both());
     let (tree_geo, best_geo) =

@@ -125,6 +125,10 @@ enum Command {
         /// Also print one line per shape: the tree's pick, its slowdown and the best in set's.
         #[arg(long)]
         per_shape: bool,
+        /// The folder whose `variants/selected.json` and `selector/*.json` are judged: the crate's
+        /// own by default, or a copy holding trees that are not shipped.
+        #[arg(long, default_value = ".")]
+        root: PathBuf,
     },
 }
 
@@ -391,10 +395,9 @@ fn run(cli: Cli) -> Result<()> {
             }
             Ok(())
         }
-        Command::Evaluate { data, plot, per_shape } => {
+        Command::Evaluate { data, plot, per_shape, root } => {
             let matrix = load_matrix(&data)?;
-            let root = std::path::Path::new(".");
-            let inputs = fewfit::codegen::read_inputs(root)?;
+            let inputs = fewfit::codegen::read_inputs(&root)?;
             let shipped = evaluate::Shipped {
                 configs: inputs.selected.ids(),
                 trees: inputs.trees.into_iter().map(|(t, _)| t).collect(),
