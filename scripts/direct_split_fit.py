@@ -6,7 +6,8 @@ FILL_DEVICE_LIMITS) from `scripts/device/direct-split.sh` sweeps.
 "split while the launch's work-items times the splits stay within W per compute unit and each split
 keeps at least D of K" over a grid of W and D, scored by the geometric mean over all (variant,
 shape) pairs and layouts of the unsplit time over the time at the rule's splits; then the chosen
-rule's geomean per variant and layout. `check TWINS_NN TWINS_NT`: each variant against its KSPLIT = 0
+rule's geomean per variant and layout, and each variant's own best rule of the grid (in sample: the
+gain a rule per variant could reach). `check TWINS_NN TWINS_NT`: each variant against its KSPLIT = 0
 twin timed in the same sweep, apart where the rule splits and where it does not (there both run
 the same program: the noise of the sweep). Standard library only.
 
@@ -74,16 +75,23 @@ def main():
     if args.mode == 'fit':
         print('| work-items per unit | least K per split | geomean | worst pair | least variant-layout geomean |')
         print('|---|---|---|---|---|')
-        for w in (256, 512, 768, 1024, 2048):
-            for d in (1024, 2048, 4096):
-                r = ratios(w, d)
-                every = [x for xs in r.values() for x in xs]
-                print(f'| {w} | {d} | {geomean(every):.3f} | {min(every):.3f} | {min(geomean(xs) for xs in r.values()):.3f} |')
+        grid = {(w, d): ratios(w, d) for w in (256, 512, 768, 1024, 2048) for d in (1024, 2048, 4096)}
+        for (w, d), r in grid.items():
+            every = [x for xs in r.values() for x in xs]
+            print(f'| {w} | {d} | {geomean(every):.3f} | {min(every):.3f} | {min(geomean(xs) for xs in r.values()):.3f} |')
         r = ratios(*chosen)
         print(f'\nRule {chosen[0]} work-items per unit, {chosen[1]} of K per split, per variant and layout '
               f'(pairs, geomean, worst):')
         for (layout, params), xs in sorted(r.items()):
             print(f'- {name(params)}, {layout}: {len(xs)}, {geomean(xs):.3f}, {min(xs):.3f}')
+        print('\nEach variant\'s best rule of the grid, both layouts together (in sample; geomean, NN, NT, worst):')
+        for params in sorted({p for _, p in r}):
+            def score(rule):
+                return geomean(grid[rule][('NN', params)] + grid[rule][('NT', params)])
+            best = max(grid, key=score)
+            nn, nt = grid[best][('NN', params)], grid[best][('NT', params)]
+            print(f'- {name(params)}: W {best[0]}, D {best[1]}: {score(best):.3f} (rule {args.rule}: {score(chosen):.3f}), '
+                  f'{geomean(nn):.3f}, {geomean(nt):.3f}, {min(nn + nt):.3f}')
         return
     print(f'Each variant against its KSPLIT = 0 twin in one sweep (unsplit time / twin time; rule {args.rule}):')
     print('| variant | layout | shapes not split: n, geomean | shapes split: n, geomean, worst, best |')
