@@ -3,8 +3,10 @@
 # four CPU blocks (docs/data/cpu-interleave-2026-11-29/set-cpu.jsonl.gz) on the skinny shapes of at
 # most 5 GFLOP, interleaved, 5 repeats: the held-out list (variants/shapes/unseen-skinny.txt, stage
 # `heldout`) and the tree-only list (variants/shapes/train-tree-skinny.txt, stage `train`), each under
-# a time budget; a sweep carried back in as .device/NAME.jsonl resumes. The second CPU beside the Zen 4
-# VM's records (docs/data/cpu-interleave-2026-11-29) for the `cpu` tree's skinny subtree.
+# a time budget; a sweep carried back in as .device/NAME.jsonl resumes. The second CPU beside the
+# Zen 4 VM's records (docs/data/cpu-interleave-2026-11-29) for the `cpu` tree's skinny subtree.
+# Stage `recheck` times the Xeon's worst held-out shape and three neighbours (recheck.txt) again in
+# three sweeps.
 # Usage: bash docs/data/cpu-skinny-2026-11-29/device.sh STAGE BUDGET_SECS
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
@@ -13,6 +15,14 @@ stage=$1 budget=$2
 case $stage in
   heldout) shapes=variants/shapes/unseen-skinny.txt ;;
   train) shapes=variants/shapes/train-tree-skinny.txt ;;
+  recheck)
+    for run in 1 2 3; do
+      bash scripts/device/cpu-sweep.sh xeon16-recheck-$run docs/data/cpu-skinny-2026-11-29/recheck.txt "$budget" \
+        --machine gpu-host-xeon-2026-11-29 --variants-from docs/data/cpu-interleave-2026-11-29/set-cpu.jsonl.gz \
+        --interleave 2>&1 | grep -v "^ "
+      rm -f "$OUT/xeon16-recheck-$run.jsonl"
+    done
+    exit 0 ;;
   *) echo "unknown stage $stage"; exit 2 ;;
 esac
 date -u
