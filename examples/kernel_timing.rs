@@ -141,6 +141,15 @@ const CASES: &[Case] = &[
     ("cpu panel NN 1024 KC256", Family::Panel, PANEL, &[("KC", 256)], [1024, 1024, 1024], NN),
     ("cpu panel NN 1000x1023x999", Family::Panel, PANEL, &[], [1000, 1023, 999], NN),
     ("cpu panel NN 49x512x4608", Family::Panel, PANEL, &[], [49, 512, 4608], NN),
+    ("cpu set panel NN 1024", Family::Panel, PANEL_SET, &[], [1024, 1024, 1024], NN),
+    ("cpu set panel NN 2048", Family::Panel, PANEL_SET, &[], [2048, 2048, 2048], NN),
+    ("cpu set panel NN 4096", Family::Panel, PANEL_SET, &[], [4096, 4096, 4096], NN),
+    ("cpu set panel LN32 NN 2048", Family::Panel, PANEL_SET, &[("LN", 32)], [2048, 2048, 2048], NN),
+    ("cpu set panel LN32 NN 4096", Family::Panel, PANEL_SET, &[("LN", 32)], [4096, 4096, 4096], NN),
+    ("cpu set panel LM2 NN 2048", Family::Panel, PANEL_SET, &[("LM", 2)], [2048, 2048, 2048], NN),
+    ("cpu set panel LM2 NN 4096", Family::Panel, PANEL_SET, &[("LM", 2)], [4096, 4096, 4096], NN),
+    ("cpu set panel KC128 NN 2048", Family::Panel, PANEL_SET, &[("KC", 128)], [2048, 2048, 2048], NN),
+    ("cpu set panel KC128 NN 4096", Family::Panel, PANEL_SET, &[("KC", 128)], [4096, 4096, 4096], NN),
     ("gpu tile128 NN 4096", Family::Xgemm, TILE128, &[], [4096, 4096, 4096], NN),
     ("gpu tile128 NN 4096 DB", Family::Xgemm, TILE128, &[("DB", 1)], [4096, 4096, 4096], NN),
     ("gpu tile128 NN 4096 VWK4", Family::Xgemm, TILE128, &[("VWK", 4)], [4096, 4096, 4096], NN),
@@ -259,6 +268,10 @@ const CASES: &[Case] = &[
 
 /// The CPU kernel: 32 x 8 blocks of C in 16 vectors of 16 lanes, 8 blocks per work-group.
 const PANEL: &[(&str, u32)] = &[("VW", 16), ("MV", 2), ("NR", 8), ("LM", 1), ("LN", 8), ("KC", 4096)];
+/// The set's CPU block for the large squares: 64 x 4 blocks of C in 16 vectors of 16 lanes, 16 blocks
+/// per work-group, A's slices of 256 packed.
+const PANEL_SET: &[(&str, u32)] =
+    &[("VW", 16), ("MV", 4), ("NR", 4), ("LM", 1), ("LN", 16), ("KC", 256), ("PA", 1)];
 /// The shipped direct kernel for M = 1.
 const DIRECT: &[(&str, u32)] = &[("WPTM", 1), ("WPTN", 2), ("NDIMD", 64), ("KDIMD", 4)];
 /// Decode with vectors: 16 columns per work-group (256 work-groups for N = 4096), K over 64 work-items.
