@@ -92,8 +92,12 @@ inline real hsum(const realP v) {
 }
 
 // Copies rows g0 .. g0 + GROUP_ROWS of A's columns k0 .. k1 into `a_slice` (zeros past M), one
-// column after another; each work-item of the group takes a consecutive range of columns.
-inline void pack_a_slice(const int M, const int k0, const int k1, const __global real* restrict A,
+// column after another; each work-item of the group takes a consecutive range of columns. On CPUs
+// (clang with -DVW_CAP) it also prefetches the same rows of the next slice's columns (below `ke`)
+// into L2, which the group packs a whole slice of multiply-adds later: those loads, strided by lda,
+// were a fifth of the block's time at 2048³-4096³ (docs/PERFORMANCE.md, "What limits the CPU
+// block at the large squares"; into L1 it gained less).
+inline void pack_a_slice(const int M, const int k0, const int k1, const int ke, const __global real* restrict A,
                          const int lda, const int g0, __local real* restrict a_slice) {
     const int items = ITEMS_M * LN;
     const int item = get_local_id(1) * ITEMS_M + get_local_id(0);
@@ -103,6 +107,13 @@ inline void pack_a_slice(const int M, const int k0, const int k1, const __global
     for (int p = pb; p < pe; p++) {
         const __global real* a = A + g0 + p * lda;
         __local real* s = a_slice + (p - k0) * GROUP_ROWS;
+#if defined(VW_CAP) && defined(__clang__)
+        if (p + KC < ke) {
+            for (int r = 0; r < GROUP_ROWS; r += 64 / (int)sizeof(real)) {
+                __builtin_prefetch(a + KC * lda + r, 0, 2);
+            }
+        }
+#endif
         if (rows_inside) {
             for (int r = 0; r < GROUP_ROWS; r += LANES) {
                 *(__local realP*)(s + r) = VLOADP(a + r);
@@ -161,7 +172,7 @@ inline void panel_outer(const int M, const int N, const int kb, const int ke, co
     for (int k0 = kb; k0 < ke; k0 += KC) {
         const int k1 = min(ke, k0 + KC);
 #if PA
-        pack_a_slice(M, k0, k1, A, lda, i0 - (int)get_local_id(0) * BM, a_slice);
+        pack_a_slice(M, k0, k1, ke, A, lda, i0 - (int)get_local_id(0) * BM, a_slice);
         barrier(CLK_LOCAL_MEM_FENCE);
 #endif
         // One loop, empty for work-items past C, and no return before the stores: PoCL 5.0 (LLVM

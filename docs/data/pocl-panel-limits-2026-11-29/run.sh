@@ -8,13 +8,14 @@
 #   a-not-read:  A's slices packed from zeros instead of A (packing's stores only)
 #   a-not-packed: no packing (the work-items read a stale slice)
 #   prefetch:    correct results; the next slice's A columns prefetched while packing this one
-# Usage: bash docs/data/pocl-panel-limits-2026-11-29/run.sh   (on an idle CPU; about 5 minutes)
+# Usage: [BASE=COMMIT] bash docs/data/pocl-panel-limits-2026-11-29/run.sh   (on an idle CPU; 3 minutes)
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 dir=docs/data/pocl-panel-limits-2026-11-29
+base=${BASE:-6411688}   # the kernel measured: the commit before the prefetch of A's next slice
 root=$PWD
 scratch=$(mktemp -d); trap 'git worktree remove --force "$scratch/tree" >/dev/null 2>&1; rm -rf "$scratch"' EXIT
-git worktree add --detach "$scratch/tree" HEAD >/dev/null 2>&1
+git worktree add --detach "$scratch/tree" "$base" >/dev/null 2>&1
 cp examples/kernel_timing.rs "$scratch/tree/examples/"   # the cases of the working tree
 timing() {  # LABEL CASES: build the scratch tree's kernel_timing and run the cases named CASES twice
   (cd "$scratch/tree" && CARGO_TARGET_DIR="$root/target/limits" cargo build --release --example kernel_timing -q)
@@ -32,7 +33,7 @@ assert old in text, old
 open(path, 'w').write(text.replace(old, new))
 PY
 }
-shipped() { cp kernels/panel.cl "$scratch/tree/kernels/panel.cl"; }
+shipped() { git show "$base:kernels/panel.cl" > "$scratch/tree/kernels/panel.cl"; }
 {
   date -u; grep -m1 "model name" /proc/cpuinfo; nproc
   shipped; timing shipped 'cpu set'

@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""Summarises ab.sh: per size class, the block's speed after / before (the faster of each build's
+two runs, by the minimum and by the median of the repeats), the control of the shapes with K <= 256
+(the same code in both builds) and the two before runs against each other (the noise), and the
+large squares in GFLOP/s. With several folders of one machine, then the same speed pooled over all
+their runs (the fastest of each build's runs). Standard library only.
+
+Usage: python3 docs/data/pocl-prefetch-2026-11-29/compare.py OUT_DIR [OUT_DIR...]
+"""
+import gzip
+import json
+import math
+import sys
+
+
+def load(path, stat):
+    """(m, n, k) -> `stat` ms of a sweep's valid records (gzipped JSON Lines)."""
+    with gzip.open(path, 'rt') as f:
+        return {(r['m'], r['n'], r['k']): r['times'][stat] for r in map(json.loads, f) if r['valid']}
+
+
+def geomean(xs):
+    return math.exp(sum(map(math.log, xs)) / len(xs))
+
+
+def runs(folders, build, stat):
+    """The `build` runs of the folders, each (m, n, k) -> `stat` ms."""
+    return [load(f'{out}/{build}-{i}.jsonl.gz', stat) for out in folders for i in (1, 2)]
+
+
+CLASSES = [('K <= 256 (control)', lambda s: s[2] <= 256)] + [
+    (f'K > 256, {lo:.0e}-{hi:.0e} flops', lambda s, lo=lo, hi=hi: s[2] > 256 and lo <= 2 * s[0] * s[1] * s[2] < hi)
+    for lo, hi in [(0, 1e8), (1e8, 1e9), (1e9, 1e10), (1e10, 1e13)]]
+
+
+def summary(folders):
+    """Prints the speed after / before per class for the runs of `folders`."""
+    for stat in ('min_ms', 'median_ms'):
+        before, after = runs(folders, 'before', stat), runs(folders, 'after', stat)
+        shapes = set.intersection(*(set(d) for d in before + after))
+        speedup = {s: min(b[s] for b in before) / min(a[s] for a in after) for s in shapes}
+        print(f'{stat}: after / before speed, the faster of {len(before)} runs each')
+        for name, member in CLASSES:
+            group = [s for s in shapes if member(s)]
+            if group:
+                ups = [speedup[s] for s in group]
+                noise = geomean([before[0][s] / before[1][s] for s in group])
+                print(f'  {name}: {len(group)} shapes, {geomean(ups):.3f} (worst {min(ups):.3f}); before run 2 / run 1 {noise:.3f}')
+        for n in (1024, 2048, 4096):
+            s = (n, n, n)
+            if s in shapes and len(folders) == 1:
+                rates = [2 * n ** 3 / d[s] / 1e6 for d in before + after]
+                print(f'  {n}³ GFLOP/s: before {rates[0]:.1f} {rates[1]:.1f}, after {rates[2]:.1f} {rates[3]:.1f}')
+
+
+def main():
+    folders = sys.argv[1:]
+    for out in folders:
+        print(f'== {out}')
+        summary([out])
+    if len(folders) > 1:
+        print('== pooled: ' + ' '.join(folders))
+        summary(folders)
+
+
+if __name__ == '__main__':
+    main()
