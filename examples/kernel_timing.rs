@@ -270,8 +270,7 @@ const CASES: &[Case] = &[
 const PANEL: &[(&str, u32)] = &[("VW", 16), ("MV", 2), ("NR", 8), ("LM", 1), ("LN", 8), ("KC", 4096)];
 /// The set's CPU block for the large squares: 64 x 4 blocks of C in 16 vectors of 16 lanes, 16 blocks
 /// per work-group, A's slices of 256 packed.
-const PANEL_SET: &[(&str, u32)] =
-    &[("VW", 16), ("MV", 4), ("NR", 4), ("LM", 1), ("LN", 16), ("KC", 256), ("PA", 1)];
+const PANEL_SET: &[(&str, u32)] = &[("VW", 16), ("MV", 4), ("NR", 4), ("LM", 1), ("LN", 16), ("KC", 256), ("PA", 1)];
 /// The shipped direct kernel for M = 1.
 const DIRECT: &[(&str, u32)] = &[("WPTM", 1), ("WPTN", 2), ("NDIMD", 64), ("KDIMD", 4)];
 /// Decode with vectors: 16 columns per work-group (256 work-groups for N = 4096), K over 64 work-items.
