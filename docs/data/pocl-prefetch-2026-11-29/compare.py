@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Summarises ab.sh: per size class, the block's speed after / before (the faster of each build's
-two runs, by the minimum and by the median of the repeats), the control of the shapes with K <= 256
+two runs, by the minimum and by the median of the repeats), the control of the shapes with K <= KC
 (the same code in both builds) and the two before runs against each other (the noise), and the
 large squares in GFLOP/s. With several folders of one machine, then the same speed pooled over all
 their runs (the fastest of each build's runs). Standard library only.
@@ -14,9 +14,11 @@ import sys
 
 
 def load(path, stat):
-    """(m, n, k) -> `stat` ms of a sweep's valid records (gzipped JSON Lines)."""
+    """(block, m, n, k) -> `stat` ms of a sweep's valid records (gzipped JSON Lines); the block is
+    named by its parameters."""
     with gzip.open(path, 'rt') as f:
-        return {(r['m'], r['n'], r['k']): r['times'][stat] for r in map(json.loads, f) if r['valid']}
+        return {(json.dumps(r['variant']['params'], sort_keys=True), r['m'], r['n'], r['k']): r['times'][stat]
+                for r in map(json.loads, f) if r['valid']}
 
 
 def geomean(xs):
@@ -28,8 +30,8 @@ def runs(folders, build, stat):
     return [load(f'{out}/{build}-{i}.jsonl.gz', stat) for out in folders for i in (1, 2)]
 
 
-CLASSES = [('K <= 256 (control)', lambda s: s[2] <= 256)] + [
-    (f'K > 256, {lo:.0e}-{hi:.0e} flops', lambda s, lo=lo, hi=hi: s[2] > 256 and lo <= 2 * s[0] * s[1] * s[2] < hi)
+CLASSES = [('K <= KC (control)', lambda p, m, n, k: k <= p['KC'])] + [
+    (f'K > KC, {lo:.0e}-{hi:.0e} flops', lambda p, m, n, k, lo=lo, hi=hi: k > p['KC'] and lo <= 2 * m * n * k < hi)
     for lo, hi in [(0, 1e8), (1e8, 1e9), (1e9, 1e10), (1e10, 1e13)]]
 
 
@@ -41,16 +43,17 @@ def summary(folders):
         speedup = {s: min(b[s] for b in before) / min(a[s] for a in after) for s in shapes}
         print(f'{stat}: after / before speed, the faster of {len(before)} runs each')
         for name, member in CLASSES:
-            group = [s for s in shapes if member(s)]
+            group = [s for s in shapes if member(json.loads(s[0]), *s[1:])]
             if group:
                 ups = [speedup[s] for s in group]
                 noise = geomean([before[0][s] / before[1][s] for s in group])
                 print(f'  {name}: {len(group)} shapes, {geomean(ups):.3f} (worst {min(ups):.3f}); before run 2 / run 1 {noise:.3f}')
-        for n in (1024, 2048, 4096):
-            s = (n, n, n)
-            if s in shapes and len(folders) == 1:
+        for s in sorted(shapes):
+            n = s[1]
+            if s[1:] == (n, n, n) and n in (1024, 2048, 4096) and len(folders) == 1:
                 rates = [2 * n ** 3 / d[s] / 1e6 for d in before + after]
-                print(f'  {n}³ GFLOP/s: before {rates[0]:.1f} {rates[1]:.1f}, after {rates[2]:.1f} {rates[3]:.1f}')
+                block = 'KC {KC} LM {LM} LN {LN} MV {MV} NR {NR} PA {PA}'.format(**json.loads(s[0]))
+                print(f'  {block}, {n}³ GFLOP/s: before {rates[0]:.1f} {rates[1]:.1f}, after {rates[2]:.1f} {rates[3]:.1f}')
 
 
 def main():
