@@ -12,21 +12,22 @@ set -uo pipefail
 cd "$(dirname "$0")/../../.."
 [ -d .device ] || tar -xJf .device.tar.xz
 stage=$1 budget=$2
+sweep() {  # NAME SHAPES: the set's CPU blocks on SHAPES into $OUT/NAME.jsonl(.gz), interleaved
+  bash scripts/device/cpu-sweep.sh "$1" "$2" "$budget" --machine gpu-host-xeon-2026-11-29 \
+    --variants-from docs/data/cpu-interleave-2026-11-29/set-cpu.jsonl.gz --interleave
+}
 case $stage in
   heldout) shapes=variants/shapes/unseen-skinny.txt ;;
   train) shapes=variants/shapes/train-tree-skinny.txt ;;
   recheck)
     for run in 1 2 3; do
-      bash scripts/device/cpu-sweep.sh xeon16-recheck-$run docs/data/cpu-skinny-2026-11-29/recheck.txt "$budget" \
-        --machine gpu-host-xeon-2026-11-29 --variants-from docs/data/cpu-interleave-2026-11-29/set-cpu.jsonl.gz \
-        --interleave 2>&1 | grep -v "^ "
+      sweep xeon16-recheck-$run docs/data/cpu-skinny-2026-11-29/recheck.txt 2>&1 | grep -v "^ "
       rm -f "$OUT/xeon16-recheck-$run.jsonl"
     done
     exit 0 ;;
   *) echo "unknown stage $stage"; exit 2 ;;
 esac
 date -u
-bash scripts/device/cpu-sweep.sh xeon16-skinny-$stage $shapes "$budget" --machine gpu-host-xeon-2026-11-29 \
-  --variants-from docs/data/cpu-interleave-2026-11-29/set-cpu.jsonl.gz --interleave
+sweep xeon16-skinny-$stage $shapes
 mv "$OUT/xeon16-skinny-$stage.jsonl" .device/   # a later call on this machine resumes it
 date -u

@@ -7,27 +7,17 @@ their runs (the fastest of each build's runs). Standard library only.
 
 Usage: python3 docs/data/pocl-prefetch-2026-11-29/compare.py OUT_DIR [OUT_DIR...]
 """
-import gzip
-import json
-import math
+import pathlib
 import sys
 
-
-def load(path, stat):
-    """(block, m, n, k) -> `stat` ms of a sweep's valid records (gzipped JSON Lines); the block is
-    named by its parameters."""
-    with gzip.open(path, 'rt') as f:
-        return {(json.dumps(r['variant']['params'], sort_keys=True), r['m'], r['n'], r['k']): r['times'][stat]
-                for r in map(json.loads, f) if r['valid']}
-
-
-def geomean(xs):
-    return math.exp(sum(map(math.log, xs)) / len(xs))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / 'scripts'))
+from drift import times  # noqa: E402  (the project's reader of sweep records)
+from set_records import geomean  # noqa: E402
 
 
 def runs(folders, build, stat):
-    """The `build` runs of the folders, each (m, n, k) -> `stat` ms."""
-    return [load(f'{out}/{build}-{i}.jsonl.gz', stat) for out in folders for i in (1, 2)]
+    """The `build` runs of the folders, each (block key, m, n, k) -> `stat` ms (drift.times)."""
+    return [times(f'{out}/{build}-{i}.jsonl.gz', stat) for out in folders for i in (1, 2)]
 
 
 CLASSES = [('K <= KC (control)', lambda p, m, n, k: k <= p['KC'])] + [
@@ -43,7 +33,7 @@ def summary(folders):
         speedup = {s: min(b[s] for b in before) / min(a[s] for a in after) for s in shapes}
         print(f'{stat}: after / before speed, the faster of {len(before)} runs each')
         for name, member in CLASSES:
-            group = [s for s in shapes if member(json.loads(s[0]), *s[1:])]
+            group = [s for s in shapes if member(dict(s[0][1]), *s[1:])]
             if group:
                 ups = [speedup[s] for s in group]
                 noise = geomean([before[0][s] / before[1][s] for s in group])
@@ -52,7 +42,7 @@ def summary(folders):
             n = s[1]
             if s[1:] == (n, n, n) and n in (1024, 2048, 4096) and len(folders) == 1:
                 rates = [2 * n ** 3 / d[s] / 1e6 for d in before + after]
-                block = 'KC {KC} LM {LM} LN {LN} MV {MV} NR {NR} PA {PA}'.format(**json.loads(s[0]))
+                block = 'KC {KC} LM {LM} LN {LN} MV {MV} NR {NR} PA {PA}'.format(**dict(s[0][1]))
                 print(f'  {block}, {n}³ GFLOP/s: before {rates[0]:.1f} {rates[1]:.1f}, after {rates[2]:.1f} {rates[3]:.1f}')
 
 
