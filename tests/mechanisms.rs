@@ -24,7 +24,7 @@ const TRANSPOSES: [(Transpose, Transpose); 4] = [
 
 /// Edge shapes: 1, primes, non-multiples of every tile, one slice of K, and K much larger than M*N
 /// (6 x 10 x 40000: one work-group of most panel variants, split in K on a device of 2 or more cores).
-const SHAPES: [(usize, usize, usize); 12] = [
+const SHAPES: [(usize, usize, usize); 13] = [
     (1, 1, 1),
     (7, 1, 13),
     (1, 9, 33),
@@ -38,6 +38,9 @@ const SHAPES: [(usize, usize, usize); 12] = [
     (33, 17, 517),
     // One tile of 10-19 steps of K: stream-K launches fewer work-groups than SK per compute unit.
     (17, 13, 300),
+    // Five 32 x 32 tiles of 10 steps: on 2 compute units stream-K's 4 work-groups share more than
+    // one tile each.
+    (32, 150, 300),
 ];
 
 /// Small xgemm tiles (32 x 32, 8 x 8 work-items) with the given extra parameters.

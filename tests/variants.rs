@@ -91,9 +91,10 @@ fn every_variant_handles_both_paddings_on_large_shapes() {
     let Some(device) = device() else { return };
     // The second shape gives every panel variant more than one band of group rows, the last one
     // partial (kernels/panel.cl); the third is one work-group of every panel variant, split in K on
-    // a device of 2 or more cores.
+    // a device of 2 or more cores. The fourth has 169 tiles of 128 x 128, more than one wave of a
+    // large GPU's compute units.
     for id in VariantId::ALL {
-        for shape in [(257, 263, 130), (517, 1031, 33), (6, 10, 40000)] {
+        for shape in [(257, 263, 130), (517, 1031, 33), (6, 10, 40000), (1537, 1543, 17)] {
             for padded in [false, true] {
                 let s = spec(Layout::RowMajor, (Transpose::No, Transpose::No), shape, padded);
                 run_case::<f32>(device, Selection::Forced(id), s, 1.5, 0.5, 99).unwrap();

@@ -4,7 +4,9 @@
 # 5 % of the fastest on some shape of the committed H200 held-out datasets (`--near-best 1.05`:
 # the candidates for the oracle), today's kernels for all of them. `fewfit evaluate` on the output
 # then scores the set and trees against an oracle timed in the same run, where the committed files
-# mix sweeps of 2026-11-22 to 2026-11-26. Writes $OUT/PREFIX-heldout-oracle-f32.jsonl.gz; stops
+# mix sweeps of 2026-11-22 to 2026-11-26. Each shape's variants are timed in rounds (`--interleave`):
+# timed one variant after another, an oracle of many variants is too fast (docs/PERFORMANCE.md,
+# "Issue 4's held-out H200 measure, timed again and timed in rounds"). Writes $OUT/PREFIX-heldout-oracle-f32.jsonl.gz; stops
 # after BUDGET_SECS (480) and resumes from .device/heldout-oracle/ when run again with the partial
 # file carried there.
 # Usage: bash scripts/device/heldout-oracle.sh [BUDGET_SECS]   Binaries: scripts/device/build.sh.
@@ -22,7 +24,7 @@ for f in v2-unseen v3-skinny-unseen v4-mid-unseen v4-xgemm-unseen v5-rbr-unseen 
   held_out+=("variants/data/h200-$f-f32.jsonl.gz")
 done
 .device/fewfit sweep --device gpu --quiet --sample 0 --repeats 10 --shapes variants/shapes/unseen.txt \
-  --variants-from "${held_out[@]}" --near-best 1.05 --budget-secs "${1:-480}" --out "$out/$name.jsonl"
+  --variants-from "${held_out[@]}" --near-best 1.05 --interleave --budget-secs "${1:-480}" --out "$out/$name.jsonl"
 gzip -f "$out/$name.jsonl"
 .device/fewfit evaluate --per-shape --data "$out/$name.jsonl.gz" | tee "$out/evaluate.txt"
 date -u
