@@ -15,12 +15,15 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out="${OUT:-/tmp/peers-out}"; mkdir -p "$out"
+runs=(${RUNS:-after-bench before-bench after-ml before-ml})
+# Each run writes $out/RUN and $out/RUN.log: a run named twice would overwrite the first.
+twice=$(printf '%s\n' "${runs[@]}" | sort | uniq -d)
+[ -z "$twice" ] || { echo "RUNS names $twice more than once; its outputs would overwrite each other" >&2; exit 2; }
 source scripts/device/nvidia.sh
 export FEWFIT_DEVICE=gpu FEWFIT_CACHE_DIR=/tmp/fewfit-cache FEWFIT_TEST_DEVICE=require
 for t in variants errors threads; do
   echo "== $t"; .device/tests/$t --test-threads=4 2>&1 | grep -E "^test |test result|panicked|failed"
 done 2>&1 | tee "$out/tests.log"
-runs=(${RUNS:-after-bench before-bench after-ml before-ml})
 for run in "${runs[@]}"; do
   peers=.device/peers; [[ $run == before-* ]] && peers=.device/peers-before
   script=scripts/device/bench.sh; [[ $run == *-ml ]] && script=scripts/device/bench-ml.sh
