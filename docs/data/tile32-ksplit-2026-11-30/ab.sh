@@ -4,9 +4,9 @@
 # (scripts/device/bench-two-sets.sh, its GPU tests first; no oracle column). LAYOUT=nt times
 # row-major NT. First, with TN=1, the twin beside the tile in row-major TN on shapes.txt (a layout
 # device.sh did not time).
-# A run named twice in RUNS keeps its last output only (the calls of 2026-11-30 ran
-# "after-ml before-ml after-ml" in NN and "before-ml after-ml before-ml" in NT: ab-nn/ and ab-nt/ hold
-# the last two runs of each).
+# The calls of 2026-11-30 ran "after-ml before-ml after-ml" in NN and "before-ml after-ml before-ml"
+# in NT, before bench-two-sets.sh refused a run named twice: each run's outputs overwrote the
+# earlier one's of the same name, so ab-nn/ and ab-nt/ hold the last two runs of each.
 # Usage: [LAYOUT=nt] [TN=1] [RUNS="after-ml before-ml"] bash docs/data/tile32-ksplit-2026-11-30/ab.sh
 # Binaries: on the dev machine, the peers example built at the commit before copied aside, then
 # `python3 scripts/substitute_twin.py <the tile's id> KSPLIT=16`, scripts/device/build.sh, the copy put in
