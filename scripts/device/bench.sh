@@ -16,6 +16,10 @@ shapes="${1:-variants/shapes/bench.txt}"; shift || true
 out="${OUT:-/tmp/peers-out}"; mkdir -p "$out"
 device="${DEVICE:-gpu}"
 if [ "$device" = gpu ]; then source scripts/device/nvidia.sh; else date -u; fi
+# On PoCL, pin its worker threads to cores unless told otherwise: on a VM whose scheduler packs
+# threads onto few vCPUs, they shared one core for a process's first half second in 5 of 14 runs
+# (docs/PERFORMANCE.md, "A PoCL process's slow first rounds").
+[ "$device" = gpu ] || export POCL_AFFINITY="${POCL_AFFINITY:-1}"
 deb=$(ls .device/libclblast1_*.deb 2>/dev/null | head -1)
 if [ -n "$deb" ]; then
   rm -rf /tmp/clblast && dpkg -x "$deb" /tmp/clblast
