@@ -3,8 +3,9 @@
 //! finished after each), then on a second set of buffers, then on the first again. Separates a slow
 //! start of the device (the first rounds slow, later rounds of the same buffers fast) from slow
 //! buffers (the first buffers slow throughout). On PoCL on a 2-core Zen 4 VM the first round ran at
-//! 0.73x in 2 of 6 runs, every later round at full speed (docs/PERFORMANCE.md, "PoCL squares
-//! against the cores' own peak").
+//! about 0.7x in 5 of 14 runs, every later round at full speed: the VM's scheduler had put PoCL's two
+//! worker threads on one vCPU. With `POCL_AFFINITY=1` none was slow (docs/PERFORMANCE.md, "A PoCL
+//! process's slow first rounds").
 //!
 //! `cargo run --release --example first_calls [N, 1024] [ROUNDS, 4]` on the default device
 //! (FEWFIT_DEVICE).

@@ -3,7 +3,8 @@
 # PoCL 3.1), 2026-11-29, nothing else running: the cores' FP32 FMA peak (scripts/cpu_fma_peak.c),
 # then the peer bench (fewfit, its oracle, Debian's CLBlast 1.5.3 on PoCL, OpenBLAS 0.3.21) on
 # 1000³ (first, not a figure: the first shape a bench process times on PoCL often ran at 0.55-0.7×,
-# docs/PERFORMANCE.md), 1024³, 2048³ and 4096³. The run of 20:29 UTC had 1024³ first (bench-1024-first/).
+# docs/PERFORMANCE.md; PoCL's threads shared one vCPU, and scripts/device/bench.sh pins them since
+# 2026-11-30), 1024³, 2048³ and 4096³. The run of 20:29 UTC had 1024³ first (bench-1024-first/).
 # Usage: bash docs/data/pocl-zen4-squares-2026-11-29b/run.sh [OUT_DIR]   (after cargo build --release
 #        --features tune --example peers; OUT_DIR, this folder by default, gets the same files)
 set -euo pipefail
