@@ -6,9 +6,12 @@ one work-group per compute unit (128 x 128 tiles, 132 compute units).
 Usage: python3 docs/data/stream-k-hybrid-2026-11-30/compare.py
 """
 import glob
-import gzip
-import json
 import math
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / 'scripts'))
+from set_records import geomean, read_json  # noqa: E402
 
 DIR = 'docs/data/stream-k-hybrid-2026-11-30'
 
@@ -16,7 +19,7 @@ DIR = 'docs/data/stream-k-hybrid-2026-11-30'
 def runs(build):
     out = []
     for path in sorted(glob.glob(f'{DIR}/{build}-*.json.gz')):
-        rows = json.load(gzip.open(path))['rows']
+        rows = read_json(path)['rows']
         out.append({(r['m'], r['n'], r['k']): r['fewfit']['event_gflops'] for r in rows})
     return out
 
@@ -35,7 +38,7 @@ def main():
         ratios.append(ratio)
         print(f'| {"x".join(map(str, shape))} | {tiles} | {fill:.0%} | {" / ".join(f"{x / 1e3:.1f}" for x in b)} k '
               f'| {" / ".join(f"{x / 1e3:.1f}" for x in a)} k | {ratio:.3f} |')
-    print(f'geometric mean after / before: {math.exp(sum(map(math.log, ratios)) / len(ratios)):.3f}')
+    print(f'geometric mean after / before: {geomean(ratios):.3f}')
 
 
 if __name__ == '__main__':

@@ -10,17 +10,16 @@
 Usage: python3 docs/data/tile32-ksplit-2026-11-30/compare.py   (from the repository root)
 """
 import collections
-import gzip
-import json
-import math
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / 'scripts'))
+from drift import times  # noqa: E402
+from set_records import geomean, read_json  # noqa: E402
 
 DIR = 'docs/data/tile32-ksplit-2026-11-30'
 TILE = 'xgemm_db3_ksplit8_kwg32_kwi4_mdima16_mdimc16_mwg32_ndimb8_ndimc8_nwg32_rp0_sa1_sb1_sk0_strm0_strn1_swz1_vwk8_vwm2_vwn2'
 HELDOUT = ['variants/shapes/unseen.txt', 'variants/shapes/unseen-skinny.txt']
-
-
-def geomean(xs):
-    return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else math.nan
 
 
 def shape_list(path):
@@ -30,10 +29,8 @@ def shape_list(path):
 def sweep(path, stat='median_ms'):
     """(m, n, k) -> {KSPLIT: time}."""
     out = collections.defaultdict(dict)
-    for line in gzip.open(path, 'rt'):
-        r = json.loads(line)
-        if r['valid']:
-            out[(r['m'], r['n'], r['k'])][r['variant']['params']['KSPLIT']] = r['times'][stat]
+    for ((_, params), m, n, k), ms in times(path, stat).items():
+        out[(m, n, k)][dict(params)['KSPLIT']] = ms
     return out
 
 
@@ -43,7 +40,7 @@ def ratios(data, copy, shapes=None):
 
 def bench_picks(layout):
     """The ML shapes whose pick was the tile in the bench of the set before."""
-    run = json.load(gzip.open(f'{DIR}/ab-{layout}/before-ml/peers.json.gz'))
+    run = read_json(f'{DIR}/ab-{layout}/before-ml/peers.json.gz')
     return {(r['m'], r['n'], r['k']) for r in run['rows'] if r['fewfit'] and r['fewfit']['variant'] == TILE}
 
 
