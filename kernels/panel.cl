@@ -212,7 +212,6 @@ inline void panel_dot(const int M, const int N, const int kb, const int ke, cons
                       const __global real* restrict A, const int lda,
                       const __global real* restrict B, const int ldb, const int b_along_n,
                       __global real* C, const int c_rs, const int c_cs, const int i0, const int j0) {
-    const int a_along_m = 0;
     for (int r0 = i0; r0 < min(i0 + BM, M); r0 += SR) {
         for (int c0 = j0; c0 < min(j0 + NR, N); c0 += SC) {
             const __global real* ar[SR];

@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # The test command: installs an OpenCL runtime if none is present, then runs every test
-# (kernels against the f64 reference on the default device, codegen, selector, errors, threads, tuner).
+# (kernels against the f64 reference on the default device, codegen, selector, errors, threads, tuner),
+# then the shipped variants on Oclgrind, which checks every memory access (scripts/memcheck.sh).
+# Arguments go to `cargo test`; with any, the memory checks are left out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-opencl.sh
 export FEWFIT_TEST_DEVICE="${FEWFIT_TEST_DEVICE:-require}"
 cargo test --features tune,ndarray --no-fail-fast "$@"
+if [ $# -eq 0 ]; then
+  bash scripts/memcheck.sh
+fi

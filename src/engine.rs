@@ -563,8 +563,15 @@ impl CompiledSet {
         })
     }
 
-    /// Builds the variants not built yet among `ids`, in parallel.
+    /// Builds the variants not built yet among `ids`: in parallel, or one after another where the
+    /// driver's compiler must not be entered from two threads ([`Engine::parallel_builds`]).
     fn build_all(&self, engine: &Engine, ids: &[VariantId]) {
+        if !engine.parallel_builds() {
+            for &id in ids {
+                self.variant(engine, id);
+            }
+            return;
+        }
         std::thread::scope(|s| {
             for &id in ids {
                 s.spawn(move || {
@@ -647,6 +654,13 @@ impl Engine {
             get_command_queue_info(queue, CL_QUEUE_CONTEXT).map_err(cl("clGetCommandQueueInfo"))?.into();
         let device: isize = get_command_queue_info(queue, CL_QUEUE_DEVICE).map_err(cl("clGetCommandQueueInfo"))?.into();
         Engine::get(context as cl_context, device as cl_device_id)
+    }
+
+    /// Whether programs may be built from several threads at once. OpenCL allows it, but
+    /// Oclgrind 21.10 (the checking simulator `scripts/memcheck.sh` runs the kernels on) crashes
+    /// in its compiler when two threads build at once.
+    fn parallel_builds(&self) -> bool {
+        !self.info.platform_version.contains("Oclgrind")
     }
 
     fn set(&self, precision: Precision) -> Result<&CompiledSet> {

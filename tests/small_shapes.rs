@@ -1,0 +1,103 @@
+//! Every shipped variant, forced, on small problems that still reach each kernel's edge paths:
+//! partial tiles in M, N and K, one element, padded leading dimensions with offsets, a strided
+//! batch, and a tiny C with a long K (split K where the variant splits). Small enough to run under
+//! Oclgrind, which `scripts/memcheck.sh` does: there an access outside a buffer, a race in local or
+//! global memory or a missed barrier is an error even where the result comes out right (PoCL and
+//! NVIDIA's OpenCL run such a kernel without a sign, other devices may not).
+
+mod common;
+
+use common::*;
+use fewfit::codegen::Family;
+use fewfit::{gemm_with, GemmSpec, Layout, Selection, Transpose, VariantId};
+
+/// (layout, op(A), op(B), m, n, k, padded by [`with_padding`]).
+type Case = (Layout, Transpose, Transpose, usize, usize, usize, bool);
+
+/// Shapes no tile divides, small enough for Oclgrind. On a device of 2 compute units (this repo's
+/// CI, and `scripts/memcheck.sh`) the launches that add into C run too: stream-K by the SK variant
+/// from 3 x 5 x 1100 on and K split across work-groups by the direct variants (KSPLIT = 0) at 4,100
+/// of K; the xgemm variants with fixed KSPLIT split every shape, and their KSPLIT = 0 twins from
+/// 1,100 of K.
+const CASES: [Case; 8] = [
+    (Layout::RowMajor, Transpose::No, Transpose::No, 1, 1, 1, false),
+    (Layout::RowMajor, Transpose::No, Transpose::No, 35, 19, 21, true),
+    (Layout::RowMajor, Transpose::No, Transpose::Yes, 3, 37, 70, false),
+    (Layout::ColumnMajor, Transpose::Yes, Transpose::No, 17, 33, 9, true),
+    (Layout::ColumnMajor, Transpose::Yes, Transpose::Yes, 9, 5, 44, false),
+    (Layout::RowMajor, Transpose::No, Transpose::No, 3, 5, 1100, true),
+    (Layout::RowMajor, Transpose::No, Transpose::Yes, 3, 5, 4100, false),
+    (Layout::ColumnMajor, Transpose::No, Transpose::No, 60, 70, 40, true),
+];
+
+/// The panel variants split K across cores where C is one work-group and the product has at least
+/// 2M multiply-adds; on Oclgrind, checking the other families at that size takes too much memory.
+const PANEL_SPLIT_CASES: [Case; 2] = [
+    (Layout::RowMajor, Transpose::No, Transpose::No, 6, 10, 36000, false),
+    (Layout::ColumnMajor, Transpose::Yes, Transpose::No, 11, 7, 30000, true),
+];
+
+fn check_variants<T: TestElement>(ids: &[VariantId], cases: &[Case]) {
+    let Some(device) = device() else { return };
+    let mut failures = Vec::new();
+    for &id in ids {
+        for (case, &(layout, ta, tb, m, n, k, padded)) in cases.iter().enumerate() {
+            let spec = GemmSpec::new(layout, ta, tb, m, n, k);
+            let spec = if padded { with_padding(spec) } else { spec };
+            let (alpha, beta) =
+                if case % 2 == 0 { (T::from_f64(1.0), T::ZERO) } else { (T::from_f64(-1.5), T::from_f64(0.75)) };
+            if let Err(e) = run_case::<T>(device, Selection::Forced(id), spec, alpha, beta, case as u64) {
+                failures.push(e);
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} cases failed:\n{}", failures.len(), failures.join("\n"));
+}
+
+#[test]
+fn every_variant_on_small_edge_shapes_f32() {
+    check_variants::<f32>(&VariantId::ALL, &CASES);
+}
+
+#[test]
+fn panel_variants_split_k_across_cores() {
+    let panel: Vec<VariantId> = VariantId::ALL.into_iter().filter(|id| id.info().family == Family::Panel).collect();
+    check_variants::<f32>(&panel, &PANEL_SPLIT_CASES);
+}
+
+#[test]
+fn every_variant_on_small_edge_shapes_f64() {
+    let Some(device) = device() else { return };
+    if !device.info.fp64 {
+        eprintln!("Skipping: {} has no fp64", device.info.name);
+        return;
+    }
+    check_variants::<f64>(&VariantId::ALL, &CASES[..7]);
+}
+
+#[test]
+fn every_variant_on_a_small_strided_batch() {
+    let Some(device) = device() else { return };
+    let (m, n, k, count) = (5, 7, 11, 3);
+    let one = GemmSpec::new(Layout::RowMajor, Transpose::No, Transpose::Yes, m, n, k);
+    let strides = (m * k + 1, k * n + 2, m * n + 3);
+    let spec = one.with_batch(count, strides.0, strides.1, strides.2);
+    for id in VariantId::ALL {
+        let a = random::<f32>(strides.0 * count, 1);
+        let b = random::<f32>(strides.1 * count, 2);
+        let c0 = random::<f32>(strides.2 * count, 3);
+        let mut expected = Vec::new();
+        for item in 0..count {
+            let shifted = one.with_offsets(item * strides.0, item * strides.1, item * strides.2);
+            expected.extend(reference(&shifted, 0.5f32, &a, &b, 2.0, &c0));
+        }
+        let (a_buf, b_buf) = (upload(device, &a), upload(device, &b));
+        let mut c_buf = upload(device, &c0);
+        gemm_with(&device.queue, &spec, 0.5, &a_buf, &b_buf, 2.0, &mut c_buf, &[], Selection::Forced(id))
+            .unwrap()
+            .wait()
+            .unwrap();
+        let got = download(device, &c_buf, c0.len());
+        check(&spec, &got, &c0, &expected).unwrap_or_else(|e| panic!("{id} batched: {e}"));
+    }
+}
