@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use fewfit::{gemm_no_event, gemm_with, GemmSpec, Layout, Selection, Transpose, VariantId};
+use fewfit::{gemm_no_event, gemm_with, Engine, GemmSpec, Layout, Precision, Selection, Transpose, VariantId};
 use rand::{rngs::StdRng, SeedableRng};
 
 const LAYOUTS: [Layout; 2] = [Layout::RowMajor, Layout::ColumnMajor];
@@ -69,6 +69,19 @@ fn all_cases<T: TestElement>(shapes: &[(usize, usize, usize)]) {
         failures.len(),
         failures[..failures.len().min(8)].join("\n")
     );
+}
+
+/// The tests below force each variant; one that failed to build would run its fallback in its
+/// place and pass unseen. On every device the tests run on, the whole set builds.
+#[test]
+fn every_variant_builds_on_the_test_device() {
+    let Some(device) = device() else { return };
+    let engine = Engine::for_queue(device.queue.get()).unwrap();
+    let precisions: &[Precision] = if device.info.fp64 { &[Precision::F32, Precision::F64] } else { &[Precision::F32] };
+    for &precision in precisions {
+        let failures = engine.build_failures(precision).unwrap();
+        assert!(failures.is_empty(), "{precision:?} on {}: {failures:?}", device.info.name);
+    }
 }
 
 #[test]
