@@ -9,8 +9,9 @@
 # run):
 #   gpu    the kernels and build options of a GPU without a class of its own, with 48 KiB of local
 #          memory (NVIDIA's; Oclgrind's own 32 KiB would leave out the set's 64 x 64 tile, which
-#          needs 33,536 bytes, and run another variant in its place);
-#   cpu    the same for the `cpu` class;
+#          needs 33,536 bytes, and run another variant in its place); the CPU blocks run as written;
+#   cpu    the same with the `cpu` class's: its tree, and the CPU blocks narrowed to the 4 lanes
+#          (Oclgrind reports a vector width of 1) of a CPU with 128-bit vectors, without packing A;
 #   small  the `gpu` class on a device with 16 KiB of local memory and work-groups of at most 64
 #          (OpenCL's embedded profile allows less), where no GPU variant of the set builds: each
 #          is reported, and each call runs the variant the engine falls back to.

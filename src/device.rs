@@ -106,8 +106,10 @@ pub struct DeviceInfo {
     /// Whether kernels may copy global to local memory asynchronously by PTX `cp.async`: an NVIDIA
     /// GPU of compute capability 8.0 or later (cl_nv_device_attribute_query).
     pub async_copies: bool,
-    /// On a CPU, its native vector widths for f32 and f64 (the elements one vector register holds),
-    /// which cap the panel family's VW ([`DeviceInfo::vw_cap`]); None on other devices.
+    /// In the `cpu` class (every CPU, unless `FEWFIT_DEVICE_CLASS` names another class), the
+    /// device's native vector widths for f32 and f64 (the elements one vector register holds),
+    /// which cap the panel family's VW ([`DeviceInfo::vw_cap`]); None in the other classes, whose
+    /// build options run VW as it is.
     pub cpu_vector_lanes: Option<[u32; 2]>,
 }
 
@@ -130,7 +132,7 @@ impl DeviceInfo {
         };
         let async_copies =
             class == DeviceClass::NvidiaGpu && d.compute_capability_major_nv().is_ok_and(|major| major >= 8);
-        let cpu_vector_lanes = (device_type & CL_DEVICE_TYPE_CPU != 0)
+        let cpu_vector_lanes = (class == DeviceClass::Cpu)
             .then(|| [d.native_vector_width_float().unwrap_or(4), d.native_vector_width_double().unwrap_or(2)]);
         Ok(DeviceInfo {
             name: d.name().map_err(|e| cl("clGetDeviceInfo")(e.0))?.trim().to_string(),
@@ -150,7 +152,7 @@ impl DeviceInfo {
     }
 
     /// The width the panel family's VW is capped at on this device in a precision (the kernel's
-    /// `-DVW_CAP`): on a CPU, the widest VW its vector registers hold
+    /// `-DVW_CAP`): in the `cpu` class, the widest VW the device's vector registers hold
     /// ([`codegen::vw_cap`](crate::codegen::vw_cap)); None elsewhere, where VW runs as it is.
     pub fn vw_cap(&self, precision: Precision) -> Option<u32> {
         self.cpu_vector_lanes.map(|lanes| crate::codegen::vw_cap(lanes[precision as usize]))

@@ -6,7 +6,7 @@ mod common;
 
 use common::*;
 use fewfit::codegen::Family;
-use fewfit::{chosen_variant, DefaultDevice, DeviceClass, Error, GemmSpec, Selection};
+use fewfit::{chosen_variant, DefaultDevice, DeviceClass, Error, GemmSpec, Precision, Selection};
 use rand::{rngs::StdRng, SeedableRng};
 
 #[test]
@@ -29,6 +29,8 @@ fn a_named_class_replaces_the_detected_one() {
     let device = DefaultDevice::open(spec.as_deref()).expect("the device opens with a valid class");
     assert_eq!(device.info.class, DeviceClass::Gpu);
     assert!(!device.info.async_copies);
+    // The CPU blocks' VW cap is a build option of the cpu class: none in this one, on a CPU too.
+    assert_eq!(device.info.vw_cap(Precision::F32), None);
     for (m, n, k, seed) in [(1, 70, 64, 1), (8, 64, 33, 2), (33, 65, 17, 3), (96, 96, 96, 4), (130, 40, 200, 5)] {
         let spec = GemmSpec::row_major(m, n, k);
         let picked = chosen_variant::<f32>(&device.queue, &spec).unwrap();
