@@ -9,7 +9,7 @@ mod common;
 
 use common::*;
 use fewfit::codegen::Family;
-use fewfit::{gemm_with, GemmSpec, Layout, Selection, Transpose, VariantId};
+use fewfit::{GemmSpec, Layout, Selection, Transpose, VariantId};
 
 /// (layout, op(A), op(B), m, n, k, padded by [`with_padding`]).
 type Case = (Layout, Transpose, Transpose, usize, usize, usize, bool);
@@ -80,24 +80,7 @@ fn every_variant_on_a_small_strided_batch() {
     let Some(device) = device() else { return };
     let (m, n, k, count) = (5, 7, 11, 3);
     let one = GemmSpec::new(Layout::RowMajor, Transpose::No, Transpose::Yes, m, n, k);
-    let strides = (m * k + 1, k * n + 2, m * n + 3);
-    let spec = one.with_batch(count, strides.0, strides.1, strides.2);
     for id in VariantId::ALL {
-        let a = random::<f32>(strides.0 * count, 1);
-        let b = random::<f32>(strides.1 * count, 2);
-        let c0 = random::<f32>(strides.2 * count, 3);
-        let mut expected = Vec::new();
-        for item in 0..count {
-            let shifted = one.with_offsets(item * strides.0, item * strides.1, item * strides.2);
-            expected.extend(reference(&shifted, 0.5f32, &a, &b, 2.0, &c0));
-        }
-        let (a_buf, b_buf) = (upload(device, &a), upload(device, &b));
-        let mut c_buf = upload(device, &c0);
-        gemm_with(&device.queue, &spec, 0.5, &a_buf, &b_buf, 2.0, &mut c_buf, &[], Selection::Forced(id))
-            .unwrap()
-            .wait()
-            .unwrap();
-        let got = download(device, &c_buf, c0.len());
-        check(&spec, &got, &c0, &expected).unwrap_or_else(|e| panic!("{id} batched: {e}"));
+        check_strided_batch(device, id, one, count, (m * k + 1, k * n + 2, m * n + 3), (0.5, 2.0)).unwrap();
     }
 }

@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use fewfit::{gemm_no_event, gemm_with, Engine, GemmSpec, Layout, Precision, Selection, Transpose, VariantId};
+use fewfit::{gemm_no_event, Engine, GemmSpec, Layout, Precision, Selection, Transpose, VariantId};
 use rand::{rngs::StdRng, SeedableRng};
 
 const LAYOUTS: [Layout; 2] = [Layout::RowMajor, Layout::ColumnMajor];
@@ -176,23 +176,7 @@ fn every_variant_runs_a_strided_batch_in_one_launch() {
         for layout in LAYOUTS {
             let one = GemmSpec::new(layout, Transpose::No, Transpose::Yes, m, n, k);
             let strides = (m * k + 3, k * n + 5, m * n + 7);
-            let spec = one.with_batch(count, strides.0, strides.1, strides.2);
-            let a = random::<f32>(strides.0 * count, 1);
-            let b = random::<f32>(strides.1 * count, 2);
-            let c0 = random::<f32>(strides.2 * count, 3);
-            let mut expected = Vec::new();
-            for item in 0..count {
-                let shifted = one.with_offsets(item * strides.0, item * strides.1, item * strides.2);
-                expected.extend(reference(&shifted, 1.25f32, &a, &b, 0.5, &c0));
-            }
-            let (a_buf, b_buf) = (upload(device, &a), upload(device, &b));
-            let mut c_buf = upload(device, &c0);
-            let event =
-                gemm_with(&device.queue, &spec, 1.25, &a_buf, &b_buf, 0.5, &mut c_buf, &[], Selection::Forced(id))
-                    .unwrap();
-            event.wait().unwrap();
-            let got = download(device, &c_buf, c0.len());
-            check(&spec, &got, &c0, &expected).unwrap_or_else(|e| panic!("{id} batched: {e}"));
+            check_strided_batch(device, id, one, count, strides, (1.25, 0.5)).unwrap();
         }
     }
 }

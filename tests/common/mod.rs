@@ -2,7 +2,7 @@
 //! dimensions; seeded random data; per-precision tolerances; device buffers on the default device.
 #![allow(dead_code)]
 
-use fewfit::{gemm_with, DefaultDevice, Element, GemmSpec, Layout, Selection, Transpose};
+use fewfit::{gemm_with, DefaultDevice, Element, GemmSpec, Layout, Selection, Transpose, VariantId};
 use opencl3::event::Event;
 use opencl3::memory::{Buffer, CL_MEM_READ_WRITE};
 use opencl3::types::CL_BLOCKING;
@@ -226,4 +226,33 @@ pub fn run_case<T: TestElement>(
     check_call(device, &spec, (alpha, beta), seed, &format!("{selection:?}"), |a, b, c| {
         gemm_with(&device.queue, &spec, alpha, a, b, beta, c, &[], selection)
     })
+}
+
+/// Runs variant `id` on a strided batch of `count` products `one`, items `strides` elements apart in
+/// A, B and C, in one call; checks every item against the reference, and that nothing between the
+/// items changed.
+pub fn check_strided_batch(
+    device: &DefaultDevice,
+    id: VariantId,
+    one: GemmSpec,
+    count: usize,
+    strides: (usize, usize, usize),
+    (alpha, beta): (f32, f32),
+) -> Result<(), String> {
+    let spec = one.with_batch(count, strides.0, strides.1, strides.2);
+    let a = random::<f32>(strides.0 * count, 1);
+    let b = random::<f32>(strides.1 * count, 2);
+    let c0 = random::<f32>(strides.2 * count, 3);
+    let mut expected = Vec::new();
+    for item in 0..count {
+        let shifted = one.with_offsets(item * strides.0, item * strides.1, item * strides.2);
+        expected.extend(reference(&shifted, alpha, &a, &b, beta, &c0));
+    }
+    let (a_buf, b_buf) = (upload(device, &a), upload(device, &b));
+    let mut c_buf = upload(device, &c0);
+    let event = gemm_with(&device.queue, &spec, alpha, &a_buf, &b_buf, beta, &mut c_buf, &[], Selection::Forced(id))
+        .map_err(|e| format!("{id} batched: {e}"))?;
+    event.wait().map_err(|e| e.to_string())?;
+    let got = download(device, &c_buf, c0.len());
+    check(&spec, &got, &c0, &expected).map_err(|e| format!("{id} batched: {e}"))
 }
