@@ -212,11 +212,7 @@ fn run_case<T: TestElement>(
 }
 
 fn all_cases<T: TestElement>(shapes: &[(usize, usize, usize)]) {
-    let Some(device) = device() else { return };
-    if T::PRECISION == Precision::F64 && !device.info.fp64 {
-        eprintln!("Skipping: {} has no fp64", device.info.name);
-        return;
-    }
+    let Some(device) = device_for::<T>() else { return };
     let mut failures = Vec::new();
     let mut runs = 0;
     for v in variants() {

@@ -38,7 +38,7 @@ const PANEL_SPLIT_CASES: [Case; 2] = [
 ];
 
 fn check_variants<T: TestElement>(ids: &[VariantId], cases: &[Case]) {
-    let Some(device) = device() else { return };
+    let Some(device) = device_for::<T>() else { return };
     let mut failures = Vec::new();
     for &id in ids {
         for (case, &(layout, ta, tb, m, n, k, padded)) in cases.iter().enumerate() {
@@ -67,11 +67,6 @@ fn panel_variants_split_k_across_cores() {
 
 #[test]
 fn every_variant_on_small_edge_shapes_f64() {
-    let Some(device) = device() else { return };
-    if !device.info.fp64 {
-        eprintln!("Skipping: {} has no fp64", device.info.name);
-        return;
-    }
     check_variants::<f64>(&VariantId::ALL, &CASES[..7]);
 }
 

@@ -44,7 +44,7 @@ fn spec(layout: Layout, (ta, tb): (Transpose, Transpose), (m, n, k): (usize, usi
 }
 
 fn all_cases<T: TestElement>(shapes: &[(usize, usize, usize)]) {
-    let Some(device) = device() else { return };
+    let Some(device) = device_for::<T>() else { return };
     let mut failures = Vec::new();
     let mut runs = 0;
     for id in VariantId::ALL {
@@ -91,11 +91,6 @@ fn every_variant_matches_the_reference_f32() {
 
 #[test]
 fn every_variant_matches_the_reference_f64() {
-    let Some(device) = device() else { return };
-    if !device.info.fp64 {
-        eprintln!("Skipping: {} has no fp64", device.info.name);
-        return;
-    }
     all_cases::<f64>(&SHAPES[..8]);
 }
 

@@ -2,7 +2,7 @@
 //! dimensions; seeded random data; per-precision tolerances; device buffers on the default device.
 #![allow(dead_code)]
 
-use fewfit::{gemm_with, DefaultDevice, Element, GemmSpec, Layout, Selection, Transpose, VariantId};
+use fewfit::{gemm_with, DefaultDevice, Element, GemmSpec, Layout, Precision, Selection, Transpose, VariantId};
 use opencl3::event::Event;
 use opencl3::memory::{Buffer, CL_MEM_READ_WRITE};
 use opencl3::types::CL_BLOCKING;
@@ -21,6 +21,17 @@ pub fn device() -> Option<&'static DefaultDevice> {
             panic!("no OpenCL device ({e}); set FEWFIT_TEST_DEVICE=skip to skip device tests")
         }
     }
+}
+
+/// The default device where it computes in `T`'s precision; None, saying so, on a device without
+/// fp64 for f64 (and as [`device`] where there is none).
+pub fn device_for<T: Element>() -> Option<&'static DefaultDevice> {
+    let device = device()?;
+    if T::PRECISION == Precision::F64 && !device.info.fp64 {
+        eprintln!("Skipping: {} has no fp64", device.info.name);
+        return None;
+    }
+    Some(device)
 }
 
 /// Conversions the tests need between f64 and the element type.
