@@ -677,13 +677,26 @@ impl Engine {
     }
 
     /// Builds the whole shipped set for a precision (each variant once) and returns the variants
-    /// that failed to build, with why.
+    /// that failed to build, with why. A variant beyond the device's declared limits (work-group
+    /// size, local memory, fp64) is not built and is not a failure: that is [`Error::Unavailable`],
+    /// and the variant's fallback serves its shapes by design ([`Engine::unavailable`] lists them).
     pub fn build_failures(&self, precision: Precision) -> Result<Vec<(VariantId, String)>> {
+        self.failed_variants(precision, |e| !matches!(e, Error::Unavailable { .. }))
+    }
+
+    /// Builds the whole shipped set for a precision and returns the variants beyond the device's
+    /// declared limits, with why: the ones that [`Engine::build_failures`] leaves out.
+    pub fn unavailable(&self, precision: Precision) -> Result<Vec<(VariantId, String)>> {
+        self.failed_variants(precision, |e| matches!(e, Error::Unavailable { .. }))
+    }
+
+    /// The variants of the whole set whose build for `precision` ended in an error that `keep` takes.
+    fn failed_variants(&self, precision: Precision, keep: fn(&Error) -> bool) -> Result<Vec<(VariantId, String)>> {
         let set = self.set(precision)?;
         set.build_all(self, &VariantId::ALL);
         Ok(VariantId::ALL
             .into_iter()
-            .filter_map(|id| set.variant(self, id).as_ref().err().map(|e| (id, e.to_string())))
+            .filter_map(|id| set.variant(self, id).as_ref().err().filter(|e| keep(e)).map(|e| (id, e.to_string())))
             .collect())
     }
 
