@@ -12,8 +12,9 @@
 // - A contiguous along K (dot products): sub-blocks of SR x SC elements of C, each a vector of LANES
 //   partial sums along K, added up at the end.
 // K runs in slices of KC (outer-product form), with a barrier after each. Edge blocks read rows and
-// columns clamped to the last one inside C and store only what lies inside; a K tail shorter than
-// LANES runs scalar. Any M, N, K works; nothing is padded. C is addressed
+// columns clamped to the last one inside C and store only what lies inside; in the outer-product form
+// without PA, a block across M computes the BM rows that end at M (whole vectors) where M has that
+// many. A K tail shorter than LANES runs scalar. Any M, N, K works; nothing is padded. C is addressed
 // through a row and a column stride. Groups, taken by the runtime in the order of their linear id,
 // are mapped to blocks of C in bands of BAND group rows: down a band's column of groups (they share
 // B's panel), then to the band's next column (the band's A panels, still in the caches).
@@ -126,15 +127,15 @@ inline void pack_a_slice(const int M, const int k0, const int k1, const int ke, 
     }
 }
 #else
-// A's column p from global memory.
+// A's column p from global memory, for the block's rows from ia.
 #define LOAD_A_COLUMN(rows_inside) { \
-    const __global real* a = A + i0 + p * lda; \
+    const __global real* a = A + ia + p * lda; \
     _Pragma("unroll") for (int v = 0; v < MV; v++) { \
         if (rows_inside) { \
             av[v] = VLOADP(a + v * LANES); \
         } else { \
             real e[LANES]; \
-            for (int l = 0; l < LANES; l++) { e[l] = (i0 + v * LANES + l < M) ? a[v * LANES + l] : ZERO; } \
+            for (int l = 0; l < LANES; l++) { e[l] = (ia + v * LANES + l < M) ? a[v * LANES + l] : ZERO; } \
             av[v] = VLOADP(e); \
         } \
     } \
@@ -168,7 +169,12 @@ inline void panel_outer(const int M, const int N, const int kb, const int ke, co
         }
     }
     const bool active = i0 < M && j0 < N;
-    const bool rows_inside = i0 + BM <= M;
+    // The first row the block computes. Without PA, a block that crosses M computes the BM rows that
+    // end at row M instead, where M holds that many: whole vectors, as inside C, rather than every
+    // row element by element with a bound check, each k. The rows above i0 it computes again belong
+    // to the block before it, which stores them; this block stores its own rows only.
+    const int ia = (!PA && i0 < M && i0 + BM > M && M >= BM) ? M - BM : i0;
+    const bool rows_inside = ia + BM <= M;
     for (int k0 = kb; k0 < ke; k0 += KC) {
         const int k1 = min(ke, k0 + KC);
 #if PA
@@ -189,14 +195,14 @@ inline void panel_outer(const int M, const int N, const int kb, const int ke, co
         if (active && kb < ke && j0 + c < N) {
             #pragma unroll
             for (int v = 0; v < MV; v++) {
-                __global real* cp = C + (i0 + v * LANES) * c_rs + (j0 + c) * c_cs;
-                if (rows_inside && c_rs == 1 && !adds) {
+                __global real* cp = C + (ia + v * LANES) * c_rs + (j0 + c) * c_cs;
+                if (rows_inside && ia == i0 && c_rs == 1 && !adds) {
                     const realP r = alpha * acc[v][c];
                     VSTOREP((beta == ZERO) ? r : fma((realP)(beta), VLOADP(cp), r), cp);
                 } else {
                     real e[LANES];
                     VSTOREP(acc[v][c], e);
-                    for (int l = 0; l < LANES && i0 + v * LANES + l < M; l++) {
+                    for (int l = max(0, i0 - ia - v * LANES); l < LANES && ia + v * LANES + l < M; l++) {
                         STORE(cp[l * c_rs], e[l]);
                     }
                 }

@@ -32,8 +32,11 @@ const CASES: [Case; 8] = [
 
 /// The panel variants split K across cores where C is one work-group and the product has at least
 /// 2M multiply-adds; on Oclgrind, checking the other families at that size takes too much memory.
-const PANEL_SPLIT_CASES: [Case; 2] = [
+/// In the second case the kernel's M (the user's N, 70) ends in a block across M that computes the
+/// rows that end at M, some of them the block before's, and adds only its own.
+const PANEL_SPLIT_CASES: [Case; 3] = [
     (Layout::RowMajor, Transpose::No, Transpose::No, 6, 10, 36000, false),
+    (Layout::RowMajor, Transpose::No, Transpose::No, 3, 70, 12000, true),
     (Layout::ColumnMajor, Transpose::Yes, Transpose::No, 11, 7, 30000, true),
 ];
 
