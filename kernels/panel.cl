@@ -22,7 +22,8 @@
 // k_splits): each split multiplies one range of K, in whole slices of KC, and adds alpha times its
 // product into C atomically, after the host has scaled C by beta.
 // With PA = 1 the group first copies its rows of each K slice of A into local memory (one
-// aligned, contiguous buffer, zeros past M), and its work-items read A's slice from there: A's rows,
+// aligned, contiguous buffer, zeros past M), where at least half its columns lie inside C, and its
+// work-items read A's slice from there: A's rows,
 // lda apart in global memory, map to few cache sets where lda is a multiple of a large power of two
 // (4 KiB apart at 1024 floats), and the copy makes the slice one contiguous stream.
 // A VW wider than the device's vector registers narrows to them: on CPUs the host passes -DVW_CAP,
@@ -77,9 +78,9 @@ inline real hsum(const realP v) {
 
 // One step k = p of the outer-product form: MV vectors of A's column p (whole vectors when
 // `rows_inside`, else element by element with zeros past M) times NR broadcast elements of B's row p.
-#define OUTER_STEP(rows_inside) { \
+#define OUTER_STEP(LOAD, rows_inside) { \
     realP av[MV]; \
-    LOAD_A_COLUMN(rows_inside) \
+    LOAD(rows_inside) \
     _Pragma("unroll") for (int c = 0; c < NR; c++) { \
         const realP b = (realP)(bc[c][p * b_step]); \
         _Pragma("unroll") for (int v = 0; v < MV; v++) { acc[v][c] = fma(av[v], b, acc[v][c]); } \
@@ -87,7 +88,7 @@ inline real hsum(const realP v) {
 }
 #if PA
 // A's column p from the group's copy of the slice (starting at k0): whole vectors, zeros past M.
-#define LOAD_A_COLUMN(rows_inside) { \
+#define LOAD_A_PACKED(rows_inside) { \
     const __local real* a = a_slice + (p - k0) * GROUP_ROWS + (int)get_local_id(0) * BM; \
     _Pragma("unroll") for (int v = 0; v < MV; v++) { av[v] = *(const __local realP*)(a + v * LANES); } \
 }
@@ -126,7 +127,7 @@ inline void pack_a_slice(const int M, const int k0, const int k1, const int ke, 
         }
     }
 }
-#else
+#endif
 // A's column p from global memory, for the block's rows from ia.
 #define LOAD_A_COLUMN(rows_inside) { \
     const __global real* a = A + ia + p * lda; \
@@ -140,7 +141,6 @@ inline void pack_a_slice(const int M, const int k0, const int k1, const int ke, 
         } \
     } \
 }
-#endif
 
 // The outer-product form (A contiguous along M) on the block at (i0, j0) and the range kb..ke of K.
 // K runs in slices of KC with a barrier after each, so the work-items of a group (run in turn on one
@@ -169,24 +169,39 @@ inline void panel_outer(const int M, const int N, const int kb, const int ke, co
         }
     }
     const bool active = i0 < M && j0 < N;
-    // The first row the block computes. Without PA, a block that crosses M computes the BM rows that
-    // end at row M instead, where M holds that many: whole vectors, as inside C, rather than every
-    // row element by element with a bound check, each k. The rows above i0 it computes again belong
-    // to the block before it, which stores them; this block stores its own rows only.
-    const int ia = (!PA && i0 < M && i0 + BM > M && M >= BM) ? M - BM : i0;
+#if PA
+    // The group packs A's slices where at least half its columns lie inside C. With fewer, the copy
+    // costs more than the reads it saves, and its work-items read A from global memory.
+    const bool pack = N - (j0 - (int)get_local_id(1) * NR) >= LN * NR / 2;
+#else
+    const bool pack = false;
+#endif
+    // The first row the block computes. Where it reads A from global memory, a block that crosses M
+    // computes the BM rows that end at row M instead, where M holds that many: whole vectors, as
+    // inside C, rather than every row element by element with a bound check, each k. The rows above
+    // i0 it computes again belong to the block before it, which stores them; this block stores its
+    // own rows only.
+    const int ia = (!pack && i0 < M && i0 + BM > M && M >= BM) ? M - BM : i0;
     const bool rows_inside = ia + BM <= M;
     for (int k0 = kb; k0 < ke; k0 += KC) {
         const int k1 = min(ke, k0 + KC);
 #if PA
-        pack_a_slice(M, k0, k1, ke, A, lda, i0 - (int)get_local_id(0) * BM, a_slice);
+        if (pack) {
+            pack_a_slice(M, k0, k1, ke, A, lda, i0 - (int)get_local_id(0) * BM, a_slice);
+        }
         barrier(CLK_LOCAL_MEM_FENCE);
 #endif
-        // One loop, empty for work-items past C, and no return before the stores: PoCL 5.0 (LLVM
-        // 16) aborted the process while forming its work-item loops on the earlier shape (a loop
-        // behind each arm of a branch between the barriers, then an early return: pocl/pocl#1435).
+        // No return before the stores: PoCL 5.0 (LLVM 16) aborted the process while forming its
+        // work-item loops on an earlier shape (a loop behind each arm of a branch between the
+        // barriers, then an early return: pocl/pocl#1435). Loops are empty for work-items past C.
         const int k_end = active ? k1 : k0;
+#if PA
+        if (pack) {
+            for (int p = k0; p < k_end; p++) OUTER_STEP(LOAD_A_PACKED, true)
+        } else
+#endif
         for (int p = k0; p < k_end; p++) {
-            if (rows_inside) OUTER_STEP(true) else OUTER_STEP(false)
+            if (rows_inside) OUTER_STEP(LOAD_A_COLUMN, true) else OUTER_STEP(LOAD_A_COLUMN, false)
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
