@@ -37,3 +37,22 @@ fi
   echo "== by block: the pairs the change touches apart (by_block.py)"
   python3 $dir/by_block.py $dir/before-r1.jsonl.gz,$dir/before-r2.jsonl.gz $dir/after-r1.jsonl.gz,$dir/after-r2.jsonl.gz
 } > $dir/results.txt
+# `pack`: the same sweeps, two rounds, of the binary after the next change (the PA = 1 block packs
+# A only where at least half its group's columns lie inside C; docs/data/panel-pack-half-2026-12-02),
+# AFTER=that binary: pack-r1, pack-r2, each judged as above (results-pack.txt).
+if [ "${1:-}" = pack ]; then
+  for round in 1 2; do sweep "$after" pack-r$round; done
+  for run in pack-r1 pack-r2; do
+    echo "== $run: the cpu tree against the best of the set"
+    "$after" evaluate --data $dir/$run.jsonl.gz | tail -1
+  done > $dir/results-pack.txt
+fi
+# `judge`: the `cpu` tree's picks against the best of the set in each of the six runs, by the
+# minimum of each pair's repeats (scripts/noise_floor.py), into results-min.txt.
+if [ "${1:-}" = judge ]; then
+  picks=$(mktemp); trap 'rm -f "$picks"' EXIT
+  for run in before-r1 before-r2 after-r1 after-r2 pack-r1 pack-r2; do
+    "$after" evaluate --data $dir/$run.jsonl.gz --per-shape > "$picks" 2>/dev/null
+    echo "$run: $(python3 scripts/noise_floor.py --statistic min_ms --picks "$picks" $dir/$run.jsonl.gz | tail -1 | sed 's/.*: 312/312/')"
+  done > $dir/results-min.txt
+fi
