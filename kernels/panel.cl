@@ -186,21 +186,18 @@ inline void panel_outer(const int M, const int N, const int kb, const int ke, co
     for (int k0 = kb; k0 < ke; k0 += KC) {
         const int k1 = min(ke, k0 + KC);
 #if PA
-        if (pack) {
-            pack_a_slice(M, k0, k1, ke, A, lda, i0 - (int)get_local_id(0) * BM, a_slice);
-        }
+        pack_a_slice(M, k0, pack ? k1 : k0, ke, A, lda, i0 - (int)get_local_id(0) * BM, a_slice);
         barrier(CLK_LOCAL_MEM_FENCE);
 #endif
-        // No return before the stores: PoCL 5.0 (LLVM 16) aborted the process while forming its
-        // work-item loops on an earlier shape (a loop behind each arm of a branch between the
-        // barriers, then an early return: pocl/pocl#1435). Loops are empty for work-items past C.
+        // One loop, empty for work-items past C, its branches inside, and no return before the
+        // stores: PoCL 5.0 (LLVM 16) aborted the process while forming its work-item loops on other
+        // shapes (a loop behind each arm of a branch between the barriers, with or without an early
+        // return: pocl/pocl#1435; docs/PERFORMANCE.md).
         const int k_end = active ? k1 : k0;
-#if PA
-        if (pack) {
-            for (int p = k0; p < k_end; p++) OUTER_STEP(LOAD_A_PACKED, true)
-        } else
-#endif
         for (int p = k0; p < k_end; p++) {
+#if PA
+            if (pack) OUTER_STEP(LOAD_A_PACKED, true) else
+#endif
             if (rows_inside) OUTER_STEP(LOAD_A_COLUMN, true) else OUTER_STEP(LOAD_A_COLUMN, false)
         }
         barrier(CLK_LOCAL_MEM_FENCE);

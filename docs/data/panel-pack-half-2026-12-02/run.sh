@@ -22,7 +22,11 @@ if [ "${1:-}" = sweep ]; then
     sweep "$after" after-r$round
   done
 fi
-python3 scripts/ab_compare.py $dir/before-r1.jsonl.gz,$dir/before-r2.jsonl.gz $dir/after-r1.jsonl.gz,$dir/after-r2.jsonl.gz > $dir/results.txt
+{
+  python3 scripts/ab_compare.py $dir/before-r1.jsonl.gz,$dir/before-r2.jsonl.gz $dir/after-r1.jsonl.gz,$dir/after-r2.jsonl.gz
+  echo "== the PA = 1 block over the best block of each sweep (pa1_share.py)"
+  python3 $dir/pa1_share.py $dir/before-r1.jsonl.gz,$dir/before-r2.jsonl.gz $dir/after-r1.jsonl.gz,$dir/after-r2.jsonl.gz
+} > $dir/results.txt
 # `squares`: the PA = 1 block alone (pa1.jsonl) on squares.txt, where it packs everywhere, three
 # rounds of BEFORE and AFTER in turn (squares-{before,after}-rN), then ab_compare.py on them.
 if [ "${1:-}" = squares ]; then
