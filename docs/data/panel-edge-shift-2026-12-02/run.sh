@@ -39,7 +39,9 @@ fi
 } > $dir/results.txt
 # `pack`: the same sweeps, two rounds, of the binary after the next change (the PA = 1 block packs
 # A only where at least half its group's columns lie inside C; docs/data/panel-pack-half-2026-12-02),
-# AFTER=that binary: pack-r1, pack-r2, each judged as above (results-pack.txt).
+# AFTER=that binary: pack-r1, pack-r2, each judged as above (results-pack.txt). hoisted-r1/r2 are
+# the same sweeps of that change's first form (two K loops behind a branch, which aborted PoCL 5.0;
+# not shipped), 00:50-01:02 UTC; pack-r1/r2 are of the shipped form, 01:13-01:26 UTC.
 if [ "${1:-}" = pack ]; then
   for round in 1 2; do sweep "$after" pack-r$round; done
   for run in pack-r1 pack-r2; do
@@ -47,12 +49,14 @@ if [ "${1:-}" = pack ]; then
     "$after" evaluate --data $dir/$run.jsonl.gz | tail -1
   done > $dir/results-pack.txt
 fi
-# `judge`: the `cpu` tree's picks against the best of the set in each of the six runs, by the
-# minimum of each pair's repeats (scripts/noise_floor.py), into results-min.txt.
+# `judge`: the `cpu` tree's picks against the best of the set in each run, by the minimum of each
+# pair's repeats (scripts/noise_floor.py; by_list.py: each shape list apart), into results-min.txt.
 if [ "${1:-}" = judge ]; then
   picks=$(mktemp); trap 'rm -f "$picks"' EXIT
-  for run in before-r1 before-r2 after-r1 after-r2 pack-r1 pack-r2; do
+  for run in before-r1 before-r2 after-r1 after-r2 hoisted-r1 hoisted-r2 pack-r1 pack-r2; do
     "$after" evaluate --data $dir/$run.jsonl.gz --per-shape > "$picks" 2>/dev/null
     echo "$run: $(python3 scripts/noise_floor.py --statistic min_ms --picks "$picks" $dir/$run.jsonl.gz | tail -1 | sed 's/.*: 312/312/')"
+    python3 $dir/by_list.py "$picks" $dir/$run.jsonl.gz variants/shapes/unseen-skinny.txt variants/shapes/unseen.txt \
+      $dir/controls.txt | sed 's/^/  /'
   done > $dir/results-min.txt
 fi
