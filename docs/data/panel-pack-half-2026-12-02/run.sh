@@ -41,3 +41,20 @@ if [ "${1:-}" = squares ]; then
   done
   python3 scripts/ab_compare.py $(ls $dir/squares-before-r*.jsonl.gz | paste -sd,) $(ls $dir/squares-after-r*.jsonl.gz | paste -sd,) > $dir/results-squares.txt
 fi
+# `square1024`: 1024³ through the PA = 1 block alone, ORIG (binaries of 6c966c7, before this
+# session's panel changes) and AFTER in turn, six rounds, the order alternating, 10 repeats each
+# (square1024.txt: binary, median ms, least ms).
+if [ "${1:-}" = square1024 ]; then
+  printf '1024 1024 1024\n' > $dir/square1024-shape.txt
+  for round in 1 2 3 4 5 6; do
+    order="orig after"; [ $((round % 2)) = 0 ] && order="after orig"
+    for side in $order; do
+      bin=$after; [ $side = orig ] && bin=$ORIG
+      out=$(mktemp); rm -f "$out"
+      "$bin" sweep --device cpu --shapes $dir/square1024-shape.txt --sample 0 --no-shipped --repeats 10 --machine x \
+        --variants-from $dir/pa1.jsonl --quiet --out "$out" > /dev/null 2>&1
+      python3 -c "import json, sys; r = json.loads(open(sys.argv[1]).readline()); print(sys.argv[2], r['times']['median_ms'], r['times']['min_ms'])" "$out" $side
+      rm -f "$out"
+    done
+  done > $dir/square1024.txt
+fi
