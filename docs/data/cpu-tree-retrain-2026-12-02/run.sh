@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The `cpu` tree retrained on records of the set's four CPU blocks as the kernels stand now (the
+# shipped tree was trained on records of 2026-11-26 and earlier, before A's prefetch, the panel
+# block across M and the packing rule, with the A-packing block's PA = 0 twin in its place).
+#   sweep: this machine's CPU through PoCL: the four blocks (docs/data/cpu-interleave-2026-11-29/
+#          set-cpu.jsonl.gz) on the training shapes (variants/shapes/train.txt) and the tree-only
+#          network shapes (train-trees.txt) of at most 5 GFLOP, each shape's blocks in rounds, 5
+#          repeats: zen4-{train,trees}.jsonl.gz. device.sh does the same on the GPU machine's Xeon.
+#   judge: `fewfit train --class cpu` on those records of both CPUs, into a scratch copy of the
+#          trees, and both trees judged on the held-out network shapes of each CPU against the
+#          fastest of a 21-block pool (docs/data/cpu-oracle-2026-12-02 here, xeon-unseen there),
+#          by the median (`fewfit evaluate`) and by the minimum (scripts/noise_floor.py --picks).
+# Usage: bash docs/data/cpu-tree-retrain-2026-12-02/run.sh sweep|judge   (after cargo build --release --features tune)
+set -euo pipefail
+cd "$(dirname "$0")/../../.."
+dir=docs/data/cpu-tree-retrain-2026-12-02
+export POCL_AFFINITY=1
+case "$1" in
+  sweep)
+    for list in train:train trees:train-trees; do
+      name=zen4-${list%%:*}
+      [ -f $dir/$name.jsonl.gz ] && continue
+      target/release/fewfit sweep --device cpu --shapes variants/shapes/${list#*:}.txt --max-flops 5e9 --sample 0 \
+        --no-shipped --repeats 5 --machine "$(hostname)-$name" --interleave --quiet \
+        --variants-from docs/data/cpu-interleave-2026-11-29/set-cpu.jsonl.gz --out $dir/$name.jsonl
+      gzip -f $dir/$name.jsonl
+    done ;;
+  judge)
+    scratch=$(mktemp -d); trap 'rm -rf "$scratch"' EXIT
+    mkdir -p "$scratch/variants" && cp -r selector "$scratch/" && cp variants/selected.json "$scratch/variants/"
+    {
+      target/release/fewfit train --class cpu --out "$scratch/selector/cpu.json" --shape-weights variants/shapes/weights.txt \
+        --data $dir/zen4-train.jsonl.gz $dir/zen4-trees.jsonl.gz $dir/xeon-train.jsonl.gz $dir/xeon-trees.jsonl.gz 2>&1 | tail -2
+      for root in . "$scratch"; do
+        [ "$root" = . ] && echo "== the shipped cpu tree" || echo "== the cpu tree retrained on both CPUs' records"
+        for held in docs/data/cpu-oracle-2026-12-02/run1 docs/data/cpu-oracle-2026-12-02/run2 $dir/xeon-unseen; do
+          target/release/fewfit evaluate --root "$root" --data $held.jsonl.gz --per-shape > "$scratch/picks.tsv" 2>/dev/null
+          echo "$held: $(grep -E '\[cpu\]' "$scratch/picks.tsv" | sed 's/.*\[cpu\]: //')"
+          echo "  by the minimum: $(python3 scripts/noise_floor.py --statistic min_ms --picks "$scratch/picks.tsv" $held.jsonl.gz | sed 's/.*: //')"
+        done
+        echo "  training records (against the best of the set): $(target/release/fewfit evaluate --root "$root" \
+          --data $dir/zen4-train.jsonl.gz $dir/zen4-trees.jsonl.gz $dir/xeon-train.jsonl.gz $dir/xeon-trees.jsonl.gz 2>/dev/null | grep -E '^tree:')"
+      done
+      cp "$scratch/selector/cpu.json" $dir/cpu-retrained.json
+    } 2>&1 | tee $dir/results.txt ;;
+esac
