@@ -485,7 +485,7 @@ impl Variant {
                 tile: [p("MWG"), p("NWG")],
                 orientation: Orientation::ColumnMajorC,
                 k_splits: p("KSPLIT"),
-                split_rule: SplitRule::AtomicAddLimits,
+                split_rule: if p("DB") <= 3 { SplitRule::AtomicAddCost } else { SplitRule::AtomicAddLimits },
                 stream_k: p("SK"),
                 k_step: p("KWG"),
             },
@@ -541,6 +541,12 @@ pub struct Geometry {
 pub enum SplitRule {
     /// GPUs, many work-groups per compute unit: within the limits of the device's [`AtomicAdd`].
     AtomicAddLimits,
+    /// GPU tiles of DB ≤ 3, the kinds the cost model was fitted on (DB = 0, 1 and 3): where the
+    /// device adds by reductions, the splits of least modelled time ([`REDUCTION_SPLIT_COST`]) up
+    /// to [`SPLITS_ON_A_FULL_DEVICE`], past them and with compare-and-swap as
+    /// [`SplitRule::AtomicAddLimits`]. (The set's DB = 5 tile ran 0.95x with the model where it
+    /// split less, on the H200 on 2026-12-02, so DB ≥ 4 keeps the limits.)
+    AtomicAddCost,
     /// CPUs, which run each work-group on one core: split only while the work-groups leave cores
     /// idle, with at least 512 of K (and KC) and 2²⁰ multiply-adds per split.
     FillCores,
@@ -579,10 +585,11 @@ impl AtomicAdd {
     /// to which KSPLIT = 0 keeps splitting K; the least depth of K per split, also per work-group;
     /// and the most splits. With reductions, fitted to the H200 sweeps of the DB = 3 kernels with
     /// every split of 1-16 measured (v17, 1,251 (variant, shape) pairs; docs/PERFORMANCE.md,
-    /// 2026-11-26): within 1.051x of the best fixed split per pair, and up to 64 splits while few work-groups
-    /// run (a tiny C with a huge K: 3x faster at 64x64x16384 in the split-compare of 2026-11-24);
-    /// with compare-and-swap, whose collisions make each split dearer, within 1.046x on the fully
-    /// measured pairs of the v6 sweep.
+    /// 2026-11-26): within 1.051x of the best fixed split per pair (under
+    /// [`SplitRule::AtomicAddCost`] they apply past [`SPLITS_ON_A_FULL_DEVICE`] splits only), and up
+    /// to 64 splits while few work-groups run (a tiny C with a huge K: 3x faster at 64x64x16384 in
+    /// the split-compare of 2026-11-24). With compare-and-swap, whose collisions make each split dearer, within 1.046x
+    /// of the best fixed split on the fully measured pairs of the v6 sweep.
     fn split_limits(self) -> SplitLimits {
         match self {
             AtomicAdd::Reduction => SplitLimits {
@@ -664,6 +671,58 @@ const FILL_DEVICE_LIMITS: SplitLimits = SplitLimits {
     min_macs: 0,
 };
 
+/// How KSPLIT = 0 chooses from 1 to [`SPLITS_ON_A_FULL_DEVICE`] splits under
+/// [`SplitRule::AtomicAddCost`] where the device adds by reductions: the splits of least modelled
+/// time. A launch's time is that of its most loaded
+/// compute unit, which holds ⌈work-groups × splits / compute units⌉ work-groups; each runs K /
+/// splits deep plus a fixed cost, and each work-group beyond the first on a unit adds a share of
+/// that time (they overlap but contend); a split launch adds a cost per work-group for its adds
+/// into C. Fitted on the H200 sweeps of the DB = 0, 1 and 3 tiles with every split of 1-16
+/// measured (v17, 1,680 (variant, shape) pairs; docs/data/split-cost-2026-12-02/fit_split_cost.py,
+/// docs/PERFORMANCE.md 2026-12-02): 1.024x of the best split per pair (1.028x on held-out
+/// shapes), where the limits of 2026-11-26 gave 1.052x (1.050x).
+const REDUCTION_SPLIT_COST: SplitCost =
+    SplitCost { share_per_extra_group: 0.7, fixed_depth: 64.0, add_cost: 16.0, min_depth: 32 };
+
+/// The cost model of [`REDUCTION_SPLIT_COST`]; a cost is a depth of K run by one work-group.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct SplitCost {
+    /// The share of a work-group's time that each further work-group on its compute unit adds.
+    share_per_extra_group: f64,
+    /// A work-group's fixed cost, as a depth of K.
+    fixed_depth: f64,
+    /// The cost of a split launch's adds into C, per work-group of the most loaded compute unit.
+    add_cost: f64,
+    /// The least depth of K per split (and at least one step of the kernel's K loop).
+    min_depth: usize,
+}
+
+impl SplitCost {
+    /// The modelled time of `groups` work-groups (tiles times batch) each split `splits` ways
+    /// along a depth `k` on `compute_units`.
+    fn time(&self, groups: usize, splits: usize, k: usize, compute_units: usize) -> f64 {
+        let resident = groups.saturating_mul(splits).div_ceil(compute_units.max(1)) as f64;
+        let adds = if splits > 1 { self.add_cost * resident } else { 0.0 };
+        (k as f64 / splits as f64 + self.fixed_depth) * (1.0 + (resident - 1.0) * self.share_per_extra_group) + adds
+    }
+
+    /// The splits of 1, 2, 4, ... [`SPLITS_ON_A_FULL_DEVICE`] of least [`SplitCost::time`], each
+    /// at least `min_depth` and `k_step` deep; the fewer on a tie.
+    fn cheapest_splits(&self, groups: usize, k: usize, compute_units: usize, k_step: usize) -> usize {
+        let min_depth = self.min_depth.max(k_step);
+        let candidates = std::iter::successors(Some(1usize), |s| Some(s * 2))
+            .take_while(|&s| s <= SPLITS_ON_A_FULL_DEVICE && (s == 1 || k / s >= min_depth));
+        let mut best = (f64::INFINITY, 1);
+        for s in candidates {
+            let t = self.time(groups, s, k, compute_units);
+            if t < best.0 * (1.0 - 1e-9) {
+                best = (t, s);
+            }
+        }
+        best.1
+    }
+}
+
 /// The most splits KSPLIT = 0 takes whatever the work-groups (up to the other limits).
 const SPLITS_ON_A_FULL_DEVICE: usize = 16;
 
@@ -704,7 +763,7 @@ impl Geometry {
             return self.k_splits;
         }
         let limits = match self.split_rule {
-            SplitRule::AtomicAddLimits => atomic_add.split_limits(),
+            SplitRule::AtomicAddLimits | SplitRule::AtomicAddCost => atomic_add.split_limits(),
             SplitRule::FillDevice => FILL_DEVICE_LIMITS,
             // A CPU's splits take whole steps of K (its ranges are multiples of KC).
             SplitRule::FillCores => {
@@ -715,6 +774,12 @@ impl Geometry {
         let work_items = groups * self.local[0] * self.local[1];
         let padded_c = groups * self.tile[0] * self.tile[1];
         let mut splits = 1;
+        if (self.split_rule, atomic_add) == (SplitRule::AtomicAddCost, AtomicAdd::Reduction) {
+            splits = REDUCTION_SPLIT_COST.cheapest_splits(groups, k, compute_units, self.k_step);
+            if splits < SPLITS_ON_A_FULL_DEVICE {
+                return splits;
+            }
+        }
         while splits < limits.max_splits
             && groups * splits * 2 <= limits.groups_per_unit.saturating_mul(compute_units)
             && work_items.saturating_mul(splits * 2) <= limits.work_items_per_unit.saturating_mul(compute_units)
@@ -915,22 +980,35 @@ mod tests {
         assert_eq!(cas(16, 16, 100, 1, 132), 1, "K too short to split");
         assert_eq!(cas(2048, 1536, 4096, 1, 132), 1, "3.1 M elements of C: no split");
         assert_eq!(cas(512, 512, 8192, 1, 2), 1, "two compute units: 24 work-groups");
-        // With reductions: at most 8448 work-groups and 17301504 elements of C times splits, each
-        // split at least 64 deep and 2 deep per tile.
+        // DB = 0 with reductions: the splits of least modelled time up to 16
+        // (docs/data/split-cost-2026-12-02/fit_split_cost.py gives the same), past 16 the limits.
         let red = |m, n, k, batch, units| g.splits_for(m, n, k, batch, units, AtomicAdd::Reduction);
-        assert_eq!(red(4096, 4096, 4096, 1, 132), 1, "16.8 M elements of C: no split");
-        assert_eq!(red(2048, 2048, 4096, 1, 132), 2, "1024 tiles: each split at least 2048 deep");
-        assert_eq!(red(8192, 8192, 8192, 1, 132), 1, "16384 tiles exceed 64 per compute unit");
-        assert_eq!(red(1024, 1024, 1024, 1, 132), 2, "256 tiles: each split at least 512 deep");
-        assert_eq!(red(6272, 128, 1152, 1, 132), 2, "196 tiles: each split at least 392 deep");
-        assert_eq!(red(25088, 64, 576, 1, 132), 1, "392 tiles: K too short for 784 per split");
-        assert_eq!(red(512, 512, 8192, 1, 132), 16, "64 tiles: past 16 splits only within 4 groups per unit");
+        assert_eq!(red(4096, 4096, 4096, 1, 132), 1, "4096 tiles: 32 a unit already");
+        assert_eq!(red(2048, 2048, 4096, 1, 132), 1, "1024 tiles: 8 a unit already");
+        assert_eq!(red(8192, 8192, 8192, 1, 132), 1);
+        assert_eq!(red(1024, 1024, 1024, 1, 132), 1, "256 tiles: 2 a unit");
+        assert_eq!(red(6272, 128, 1152, 1, 132), 2, "196 tiles: 2 a unit either way");
+        assert_eq!(red(96, 6000, 640, 1, 132), 2, "188 tiles: 2 a unit either way");
+        assert_eq!(red(25088, 64, 576, 1, 132), 1, "392 tiles, K too short for more than 3 a unit");
+        assert_eq!(red(200, 768, 3072, 1, 132), 8, "48 tiles");
+        assert_eq!(red(512, 512, 8192, 1, 132), 8, "64 tiles: 16 splits would put 8 on a unit");
         assert_eq!(red(64, 64, 16384, 1, 132), 64, "one tile, deep K: up to 64 splits");
         assert_eq!(red(512, 49, 4608, 1, 132), 32, "8 tiles: past 16 splits each at least 128 deep");
         assert_eq!(red(256, 256, 16384, 1, 132), 32, "16 tiles: 512 groups at 32 splits");
-        assert_eq!(red(16, 16, 100, 1, 132), 1, "K too short to split");
-        assert_eq!(red(16, 16, 200, 1, 132), 2, "one tile: each split at least 64 deep");
-        assert_eq!(red(512, 512, 8192, 1, 2), 1, "two compute units: C times 2 splits is too much");
+        assert_eq!(red(16, 16, 60, 1, 132), 1, "K too short to split");
+        assert_eq!(red(16, 16, 100, 1, 132), 2, "one tile: each split at least 32 deep");
+        assert_eq!(red(16, 16, 200, 1, 132), 4);
+        assert_eq!(red(512, 512, 8192, 8, 132), 4, "the batch counts as tiles: 512 of them");
+        assert_eq!(red(512, 512, 8192, 1, 2), 1, "two compute units: 32 tiles a unit");
+        // DB = 5 keeps the limits: K / split at least max(64, 2 x tiles), C x splits within 131072
+        // per compute unit.
+        v.params.insert("DB".into(), 5);
+        let g5 = v.geometry();
+        assert_eq!(g5.split_rule, SplitRule::AtomicAddLimits);
+        let red5 = |m, n, k| g5.splits_for(m, n, k, 1, 132, AtomicAdd::Reduction);
+        assert_eq!(red5(200, 768, 3072), 16, "48 tiles: 16 splits of 192");
+        assert_eq!(red5(96, 6000, 640), 1, "188 tiles: K too short for 376 per split");
+        assert_eq!(red5(2048, 2048, 4096), 2, "1024 tiles: each split at least 2048 deep");
     }
 
     #[test]

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fits a cost model by which KSPLIT = 0 could choose 1-16 splits on devices that add by reductions,
+"""Fits the cost model by which KSPLIT = 0 chooses 1-16 splits on devices that add by reductions,
 in place of the limits of Geometry::splits_for (src/codegen/params.rs), offline, on every (xgemm
 variant, shape) pair whose KSPLIT 1, 2, 4, 8 and 16 copies were all measured (scripts/fit_split_rule.py's pairs):
 the slowdown of the split the model picks against the best of those five, as a geometric mean,
@@ -9,9 +9,9 @@ of scripts/fit_split_rule.py (--rule) as the comparison.
 The model: a launch takes as long as its most loaded compute unit, which holds
 g = ceil(tiles x splits / CU) work-groups; time(s) = (K / s + FIXED) x (1 + (g - 1) x SHARE)
 + ADD x g where s > 1; splits below MIN_DEPTH of K are not considered. The least time wins, the
-fewer splits on a tie. Standard library only. Measured on the H200 on 2026-12-02 and not shipped
-(docs/PERFORMANCE.md, "A cost model for KSPLIT = 0's splits"): it gains the tiles it was fitted on and
-loses on the set's 128 x 32 DB = 5 tile, which wants more splits.
+fewer splits on a tie. Standard library only. Measured on the H200 on 2026-12-02 (docs/PERFORMANCE.md,
+"A cost model for KSPLIT = 0's splits"): it gains the set's 64 x 64 DB = 3 tile and loses on its
+128 x 32 DB = 5 tile, which wants more splits, so it ships for DB <= 3 only (SplitRule::AtomicAddCost).
 
 Usage: python3 docs/data/split-cost-2026-12-02/fit_split_cost.py DATA... [--unseen variants/shapes/unseen.txt]
        [--compute-units 132] [--top 10] [--rule GROUPS,C,DEPTH,PER_GROUP] [--model SHARE,FIXED,ADD,MIN_DEPTH]
