@@ -11,7 +11,7 @@ import pathlib
 import sys
 
 here = pathlib.Path(__file__).resolve().parent
-sys.path.insert(0, str(here))
+sys.path.insert(0, str(here.parents[2] / 'scripts'))
 import fit_split_cost  # noqa: E402
 fit_split_rule = fit_split_cost.fit_split_rule
 MODEL, LIMITS, CU = (0.7, 64, 16, 32), (64, 131072, 64, 2), 132

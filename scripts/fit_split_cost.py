@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Fits the cost model by which KSPLIT = 0 chooses 1-16 splits on devices that add by reductions,
-in place of the limits of Geometry::splits_for (src/codegen/params.rs), offline, on every (xgemm
+(REDUCTION_SPLIT_COST under SplitRule::AtomicAddCost, src/codegen/params.rs) offline, on every (xgemm
 variant, shape) pair whose KSPLIT 1, 2, 4, 8 and 16 copies were all measured (scripts/fit_split_rule.py's pairs):
 the slowdown of the split the model picks against the best of those five, as a geometric mean,
 over a grid of its parameters; also on the training and the held-out shapes apart, with the limits
@@ -13,18 +13,14 @@ fewer splits on a tie. Standard library only. Measured on the H200 on 2026-12-02
 "A cost model for KSPLIT = 0's splits"): it gains the set's 64 x 64 DB = 3 tile and loses on its
 128 x 32 DB = 5 tile, which wants more splits, so it ships for DB <= 3 only (SplitRule::AtomicAddCost).
 
-Usage: python3 docs/data/split-cost-2026-12-02/fit_split_cost.py DATA... [--unseen variants/shapes/unseen.txt]
+Usage: python3 scripts/fit_split_cost.py DATA... [--unseen variants/shapes/unseen.txt]
        [--compute-units 132] [--top 10] [--rule GROUPS,C,DEPTH,PER_GROUP] [--model SHARE,FIXED,ADD,MIN_DEPTH]
        [--by-tile]
 """
 import argparse
 import itertools
 import math
-import pathlib
-import sys
-
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / 'scripts'))
-import fit_split_rule  # noqa: E402
+import fit_split_rule
 
 SPLITS = fit_split_rule.SPLITS
 
