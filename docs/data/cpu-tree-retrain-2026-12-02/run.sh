@@ -6,8 +6,8 @@
 #          set-cpu.jsonl.gz) on the training shapes (variants/shapes/train.txt) and the tree-only
 #          network shapes (train-trees.txt) of at most 5 GFLOP, each shape's blocks in rounds, 5
 #          repeats: zen4-{train,trees}.jsonl.gz. device.sh does the same on the GPU machine's Xeon.
-#   judge: `fewfit train --class cpu` on those records of both CPUs, into a scratch copy of the
-#          trees, and both trees judged on the held-out network shapes of each CPU against the
+#   judge: `fewfit train --class cpu` on those records of both CPUs (new), and on them beside the
+#          shipped tree's own training data (old+new), into scratch copies of the trees; each tree judged on the held-out network shapes of each CPU against the
 #          fastest of a 21-block pool (docs/data/cpu-oracle-2026-12-02 here, xeon-unseen there),
 #          by the median (`fewfit evaluate`) and by the minimum (scripts/noise_floor.py --picks).
 # Usage: bash docs/data/cpu-tree-retrain-2026-12-02/run.sh sweep|judge   (after cargo build --release --features tune)
@@ -27,20 +27,36 @@ case "$1" in
     done ;;
   judge)
     scratch=$(mktemp -d); trap 'rm -rf "$scratch"' EXIT
-    mkdir -p "$scratch/variants" && cp -r selector "$scratch/" && cp variants/selected.json "$scratch/variants/"
-    {
-      target/release/fewfit train --class cpu --out "$scratch/selector/cpu.json" --shape-weights variants/shapes/weights.txt \
-        --data $dir/zen4-train.jsonl.gz $dir/zen4-trees.jsonl.gz $dir/xeon-train.jsonl.gz $dir/xeon-trees.jsonl.gz 2>&1 | tail -2
-      for root in . "$scratch"; do
-        [ "$root" = . ] && echo "== the shipped cpu tree" || echo "== the cpu tree retrained on both CPUs' records"
-        for held in docs/data/cpu-oracle-2026-12-02/run1 docs/data/cpu-oracle-2026-12-02/run2 $dir/xeon-unseen; do
-          target/release/fewfit evaluate --root "$root" --data $held.jsonl.gz --per-shape > "$scratch/picks.tsv" 2>/dev/null
-          echo "$held: $(grep -E '\[cpu\]' "$scratch/picks.tsv" | sed 's/.*\[cpu\]: //')"
-          echo "  by the minimum: $(python3 scripts/noise_floor.py --statistic min_ms --picks "$scratch/picks.tsv" $held.jsonl.gz | sed 's/.*: //')"
-        done
-        echo "  training records (against the best of the set): $(target/release/fewfit evaluate --root "$root" \
-          --data $dir/zen4-train.jsonl.gz $dir/zen4-trees.jsonl.gz $dir/xeon-train.jsonl.gz $dir/xeon-trees.jsonl.gz 2>/dev/null | grep -E '^tree:')"
+    # The training data of the shipped tree, with the A-packing block's PA = 0 twin renamed to the
+    # set's PA = 1 block (as scripts/substitute_twin.py renamed the tree's leaves).
+    python3 - "$scratch/old.jsonl.gz" <<'PY'
+import gzip, json, sys
+with gzip.open(sys.argv[1], 'wt') as out:
+    for name in ['pocl-spr2-f32', 'pocl-zen4-f32', 'pocl-spr2-trees-f32']:
+        for line in gzip.open(f'variants/data/{name}.jsonl.gz', 'rt'):
+            r = json.loads(line)
+            p = r['variant']['params']
+            if r['variant']['kernel'] == 'panel' and [p.get(k, 0) for k in ('KC', 'LM', 'LN', 'MV', 'NR', 'PA', 'VW')] == [256, 1, 16, 4, 4, 0, 16]:
+                p['PA'] = 1
+            out.write(json.dumps(r) + '\n')
+PY
+    new=($dir/zen4-train.jsonl.gz $dir/zen4-trees.jsonl.gz $dir/xeon-train.jsonl.gz $dir/xeon-trees.jsonl.gz)
+    judge() {  # LABEL ROOT
+      echo "== $1"
+      for held in docs/data/cpu-oracle-2026-12-02/run1 docs/data/cpu-oracle-2026-12-02/run2 $dir/xeon-unseen; do
+        target/release/fewfit evaluate --root "$2" --data $held.jsonl.gz --per-shape > "$scratch/picks.tsv" 2>/dev/null
+        echo "$held: $(grep -E '\[cpu\]' "$scratch/picks.tsv" | sed 's/.*\[cpu\]: //')"
+        echo "  by the minimum: $(python3 scripts/noise_floor.py --statistic min_ms --picks "$scratch/picks.tsv" $held.jsonl.gz | sed 's/.*: //')"
       done
-      cp "$scratch/selector/cpu.json" $dir/cpu-retrained.json
+    }
+    {
+      judge "the shipped cpu tree" .
+      for data in new old+new; do
+        mkdir -p "$scratch/$data/variants" && cp -r selector "$scratch/$data/" && cp variants/selected.json "$scratch/$data/variants/"
+        extra=(); [ $data = old+new ] && extra=("$scratch/old.jsonl.gz")
+        target/release/fewfit train --class cpu --out "$scratch/$data/selector/cpu.json" --shape-weights variants/shapes/weights.txt \
+          --data "${extra[@]}" "${new[@]}" 2>&1 | tail -1
+        judge "the cpu tree trained on the set's records of both CPUs today ($data)" "$scratch/$data"
+      done
     } 2>&1 | tee $dir/results.txt ;;
 esac
