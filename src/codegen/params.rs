@@ -588,8 +588,8 @@ impl AtomicAdd {
     /// 2026-11-26): within 1.051x of the best fixed split per pair (under
     /// [`SplitRule::AtomicAddCost`] they apply past [`SPLITS_ON_A_FULL_DEVICE`] splits only), and up
     /// to 64 splits while few work-groups run (a tiny C with a huge K: 3x faster at 64x64x16384 in
-    /// the split-compare of 2026-11-24). With compare-and-swap, whose collisions make each split dearer, within 1.046x
-    /// of the best fixed split on the fully measured pairs of the v6 sweep.
+    /// the split-compare of 2026-11-24). With compare-and-swap, whose collisions make each split
+    /// dearer, within 1.046x of the best fixed split on the fully measured pairs of the v6 sweep.
     fn split_limits(self) -> SplitLimits {
         match self {
             AtomicAdd::Reduction => SplitLimits {
@@ -673,11 +673,10 @@ const FILL_DEVICE_LIMITS: SplitLimits = SplitLimits {
 
 /// How KSPLIT = 0 chooses from 1 to [`SPLITS_ON_A_FULL_DEVICE`] splits under
 /// [`SplitRule::AtomicAddCost`] where the device adds by reductions: the splits of least modelled
-/// time. A launch's time is that of its most loaded
-/// compute unit, which holds ⌈work-groups × splits / compute units⌉ work-groups; each runs K /
-/// splits deep plus a fixed cost, and each work-group beyond the first on a unit adds a share of
-/// that time (they overlap but contend); a split launch adds a cost per work-group for its adds
-/// into C. Fitted on the H200 sweeps of the DB = 0, 1 and 3 tiles with every split of 1-16
+/// time. A launch's time is that of its most loaded compute unit, which holds ⌈work-groups ×
+/// splits / compute units⌉ work-groups; each runs K / splits deep plus a fixed cost, and each
+/// work-group beyond the first on a unit adds a share of that time (they overlap but contend); a
+/// split launch adds a cost per work-group for its adds into C. Fitted on the H200 sweeps of the DB = 0, 1 and 3 tiles with every split of 1-16
 /// measured (v17, 1,680 (variant, shape) pairs; `scripts/fit_split_cost.py`,
 /// docs/PERFORMANCE.md 2026-12-02): 1.024x of the best split per pair (1.028x on held-out
 /// shapes), where the limits of 2026-11-26 gave 1.052x (1.050x).
