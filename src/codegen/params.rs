@@ -676,10 +676,10 @@ const FILL_DEVICE_LIMITS: SplitLimits = SplitLimits {
 /// time. A launch's time is that of its most loaded compute unit, which holds ⌈work-groups ×
 /// splits / compute units⌉ work-groups; each runs K / splits deep plus a fixed cost, and each
 /// work-group beyond the first on a unit adds a share of that time (they overlap but contend); a
-/// split launch adds a cost per work-group for its adds into C. Fitted on the H200 sweeps of the DB = 0, 1 and 3 tiles with every split of 1-16
-/// measured (v17, 1,680 (variant, shape) pairs; `scripts/fit_split_cost.py`,
-/// docs/PERFORMANCE.md 2026-12-02): 1.024x of the best split per pair (1.028x on held-out
-/// shapes), where the limits of 2026-11-26 gave 1.052x (1.050x).
+/// split launch adds a cost per work-group for its adds into C. Fitted on the H200 sweeps of the
+/// DB = 0, 1 and 3 tiles with every split of 1-16 measured (v17, 1,680 (variant, shape) pairs;
+/// `scripts/fit_split_cost.py`, docs/PERFORMANCE.md 2026-12-02): 1.024x of the best split per pair
+/// (1.028x on held-out shapes), where the limits of 2026-11-26 gave 1.052x (1.050x).
 const REDUCTION_SPLIT_COST: SplitCost =
     SplitCost { share_per_extra_group: 0.7, fixed_depth: 64.0, add_cost: 16.0, min_depth: 32 };
 
