@@ -542,8 +542,8 @@ pub enum SplitRule {
     /// GPUs, many work-groups per compute unit: within the limits of the device's [`AtomicAdd`].
     AtomicAddLimits,
     /// GPU tiles of DB ≤ 3, the kinds the cost model was fitted on (DB = 0, 1 and 3): where the
-    /// device adds by reductions, the splits of least modelled time ([`REDUCTION_SPLIT_COST`]) up
-    /// to [`SPLITS_ON_A_FULL_DEVICE`], past them and with compare-and-swap as
+    /// device adds by reductions, the splits of least modelled time (`REDUCTION_SPLIT_COST`) up
+    /// to 16, past them and with compare-and-swap as
     /// [`SplitRule::AtomicAddLimits`]. (The set's DB = 5 tile ran 0.95x with the model where it
     /// split less, on the H200 on 2026-12-02, so DB ≥ 4 keeps the limits.)
     AtomicAddCost,
