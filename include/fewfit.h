@@ -8,8 +8,10 @@
  * call's event, which the caller releases; if it is NULL, no event is made (with NVIDIA's OpenCL that
  * spares about 2 µs a call).
  *
- * Differences from CLBlast: a strided batch whose C items overlap gives FewfitInvalidValue; a
- * matrix spanning more than 2^31 - 1 elements gives FewfitNotImplemented.
+ * Differences from CLBlast: a strided batch whose C items share an element gives
+ * FewfitInvalidValue (items that interleave without sharing one run); a matrix spanning more than
+ * 2^31 - 1 elements gives FewfitNotImplemented; a buffer of another context than the queue's gives
+ * FewfitInvalidMatrixA/B/C.
  *
  * Link: -lfewfit (libfewfit.so or libfewfit.a; the static library also needs -lOpenCL -lpthread
  * -ldl -lm). */

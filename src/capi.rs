@@ -17,7 +17,9 @@ use opencl3::types::{cl_command_queue, cl_event, cl_mem};
 
 use crate::engine::{build_stats, Engine};
 use crate::error::Error;
-use crate::gemm::{enqueue_checked, mem_len, Element, GemmSpec, Layout, Precision, Selection, Transpose};
+use crate::gemm::{
+    enqueue_checked, mem_context, mem_len, queue_context, Element, GemmSpec, Layout, Precision, Selection, Transpose,
+};
 
 /// The status codes the C ABI returns: the values of CLBlast's `CLBlastStatusCode` for the cases
 /// that apply. OpenCL errors of the calls made for the GEMM are passed through as their own
@@ -200,32 +202,33 @@ impl Call {
     /// Checks `spec` (this call's shape with offsets and batch set) against the buffers, as
     /// CLBlast does (A and B are checked even where alpha = 0), and returns their lengths.
     fn check<T: Element>(&self, spec: &GemmSpec) -> Result<[usize; 3], Code> {
-        // Dimensions, leading dimensions and batch strides first, then each buffer, as CLBlast.
-        let need = match spec.required_lengths(false) {
-            Err(Error::InvalidArgument { name, .. }) if !name.ends_with("buffer") => {
-                return Err(spec_status(name) as Code)
-            }
-            need => need,
+        let status = |e: Error| match e {
+            Error::InvalidArgument { name, .. } => spec_status(name) as Code,
+            other => error_code::<T>(&other, self.queue),
         };
+        spec.check_sizes().map_err(status)?;
+        // Then matrix by matrix, as CLBlast: A's leading dimension, buffer and size, then B's, then C's.
+        // A buffer of another context than the queue's is not a valid buffer for this call.
+        let context = queue_context(self.queue).map_err(status)?;
         let mut lengths = [0; 3];
         for (i, matrix) in Matrix::ALL.into_iter().enumerate() {
-            if self.mems[i].is_null() {
+            spec.check_ld(i).map_err(status)?;
+            if self.mems[i].is_null() || mem_context(self.mems[i]).ok() != Some(context) {
                 return Err(matrix.invalid() as Code);
             }
             lengths[i] = mem_len::<T>(self.mems[i]).map_err(|_| matrix.invalid() as Code)?;
+            let need = spec.required_length(i, false).map_err(|e| match e {
+                // A span beyond the kernels' index range: too big for the buffer, or else for fewfit.
+                Error::InvalidArgument { name, .. } if name.ends_with("buffer") && lengths[i] > i32::MAX as usize => {
+                    Status::NotImplemented as Code
+                }
+                other => status(other),
+            })?;
+            if need > lengths[i] {
+                return Err(matrix.insufficient() as Code);
+            }
         }
-        let need = need.map_err(|e| match e {
-            // A span beyond the kernels' index range: too big for the buffer, or else for fewfit.
-            Error::InvalidArgument { name, .. } => match Matrix::named(name) {
-                Some(m) if lengths[m as usize] > i32::MAX as usize => Status::NotImplemented as Code,
-                _ => spec_status(name) as Code,
-            },
-            other => error_code::<T>(&other, self.queue),
-        })?;
-        match Matrix::ALL.into_iter().find(|&m| need[m as usize] > lengths[m as usize]) {
-            Some(matrix) => Err(matrix.insufficient() as Code),
-            None => Ok(lengths),
-        }
+        Ok(lengths)
     }
 
     /// Enqueues `spec` after `wait` and returns its event; without `want_event` none (null).

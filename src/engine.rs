@@ -605,7 +605,8 @@ pub struct Engine {
     /// The device's facts.
     pub info: DeviceInfo,
     cache: BinaryCache,
-    sets: [OnceCell<CompiledSet>; 2],
+    /// Each precision's set, or why it did not build (kept, so that later calls fail at once).
+    sets: [OnceCell<Result<CompiledSet>>; 2],
 }
 
 // SAFETY: OpenCL contexts and device ids may be used from any thread; the sets are behind OnceCell.
@@ -664,7 +665,7 @@ impl Engine {
     }
 
     fn set(&self, precision: Precision) -> Result<&CompiledSet> {
-        self.sets[precision as usize].get_or_try_init(|| CompiledSet::build(self, precision))
+        self.sets[precision as usize].get_or_init(|| CompiledSet::build(self, precision)).as_ref().map_err(Error::again)
     }
 
     /// Builds now what the first call of a precision would build: the variants the device's tree
@@ -672,6 +673,8 @@ impl Engine {
     /// outside the tree are built when a call first names one ([`crate::Selection::Forced`]).
     /// PoCL still compiles each kernel for its work-group shape at the kernel's first launch
     /// (about 2 s a kernel on a 2-core VM), and keeps that in its own cache for later processes.
+    /// Where no variant of the set builds, the error is kept: every later call of that precision
+    /// returns it at once, without building again.
     pub fn warm_up(&self, precision: Precision) -> Result<()> {
         self.set(precision).map(|_| ())
     }

@@ -46,6 +46,24 @@ pub enum Error {
     Codegen(#[from] crate::codegen::Error),
 }
 
+impl Error {
+    /// The same error once more, for a failure that is kept and reported to every later call (a set
+    /// that did not build). A code-generation error, which holds an I/O or JSON error that cannot
+    /// be copied, comes back as [`Error::Unavailable`] with its message.
+    pub(crate) fn again(&self) -> Error {
+        match self {
+            Error::InvalidArgument { name, value, reason } => {
+                Error::InvalidArgument { name, value: value.clone(), reason: reason.clone() }
+            }
+            Error::Unavailable { what, reason } => Error::Unavailable { what: what.clone(), reason: reason.clone() },
+            Error::NoDevice(why) => Error::NoDevice(why.clone()),
+            Error::OpenCl { call, code } => Error::OpenCl { call, code: *code },
+            Error::Build { variant, log } => Error::Build { variant: variant.clone(), log: log.clone() },
+            Error::Codegen(e) => Error::Unavailable { what: "generated code".into(), reason: e.to_string() },
+        }
+    }
+}
+
 /// The result type of the runtime.
 pub type Result<T> = std::result::Result<T, Error>;
 

@@ -4,10 +4,10 @@
 
 use std::ptr;
 
-use opencl3::command_queue::{enqueue_marker_with_wait_list, CommandQueue};
+use opencl3::command_queue::{enqueue_marker_with_wait_list, get_command_queue_info, CommandQueue, CL_QUEUE_CONTEXT};
 use opencl3::event::Event;
-use opencl3::memory::{get_mem_object_info, Buffer, ClMem, CL_MEM_SIZE};
-use opencl3::types::{cl_command_queue, cl_event, cl_mem};
+use opencl3::memory::{get_mem_object_info, Buffer, ClMem, CL_MEM_CONTEXT, CL_MEM_SIZE};
+use opencl3::types::{cl_command_queue, cl_context, cl_event, cl_mem};
 
 use crate::codegen::ShapeFeatures;
 use crate::engine::Engine;
@@ -59,8 +59,9 @@ impl Precision {
     }
 }
 
-/// An element type the kernels compute in: f32 or f64.
-pub trait Element: Copy + Default + PartialEq + Send + Sync + std::fmt::Debug + 'static {
+/// An element type the kernels compute in: f32 or f64. Sealed: the kernels and the buffer-length
+/// checks count in these types' sizes, so no other type may stand for them.
+pub trait Element: sealed::Sealed + Copy + Default + PartialEq + Send + Sync + std::fmt::Debug + 'static {
     /// The precision of this type.
     const PRECISION: Precision;
     /// Zero.
@@ -75,6 +76,13 @@ impl Element for f32 {
 impl Element for f64 {
     const PRECISION: Precision = Precision::F64;
     const ZERO: Self = 0.0;
+}
+
+mod sealed {
+    /// Implemented for f32 and f64 only, so that [`super::Element`] cannot be implemented elsewhere.
+    pub trait Sealed {}
+    impl Sealed for f32 {}
+    impl Sealed for f64 {}
 }
 
 /// Shape, layout, transposes, offsets and leading dimensions of a GEMM, as in BLAS (offsets and
@@ -207,52 +215,63 @@ impl GemmSpec {
     /// Checks sizes and leading dimensions, then returns the elements the buffers must hold for A,
     /// B and C (0 where the matrix is not read or written).
     pub fn required_lengths(&self, alpha_is_zero: bool) -> Result<[usize; 3]> {
-        for (name, v) in [("m", self.m), ("n", self.n), ("k", self.k)] {
-            if v > i32::MAX as usize {
-                return Err(invalid(name, v, "exceeds 2^31 - 1, the kernels' index range"));
-            }
+        self.check_sizes()?;
+        for matrix in 0..3 {
+            self.check_ld(matrix)?;
         }
-        for (name, ld, dims) in
-            [("lda", self.lda, self.a_dims()), ("ldb", self.ldb, self.b_dims()), ("ldc", self.ldc, self.c_dims())]
-        {
-            if ld < dims.1.max(1) {
-                return Err(invalid(name, ld, &format!("must be at least max(1, {}), the stored line length", dims.1)));
+        Ok([
+            self.required_length(0, alpha_is_zero)?,
+            self.required_length(1, alpha_is_zero)?,
+            self.required_length(2, alpha_is_zero)?,
+        ])
+    }
+
+    /// Checks M, N, K and the batch count against the kernels' index range.
+    pub(crate) fn check_sizes(&self) -> Result<()> {
+        for (name, v) in [("m", self.m), ("n", self.n), ("k", self.k)] {
+            if v > MAX_DIM {
+                return Err(invalid(name, v, "exceeds 2^31 - 65537, the kernels' index range less a tile"));
             }
         }
         if self.batch_count > i32::MAX as usize {
             return Err(invalid("batch_count", self.batch_count, "exceeds 2^31 - 1, the kernels' index range"));
         }
+        Ok(())
+    }
+
+    /// Checks the leading dimension of matrix `matrix` (0, 1, 2: A, B, C).
+    pub(crate) fn check_ld(&self, matrix: usize) -> Result<()> {
+        let (name, ld, (_, len)) =
+            [("lda", self.lda, self.a_dims()), ("ldb", self.ldb, self.b_dims()), ("ldc", self.ldc, self.c_dims())]
+                [matrix];
+        if ld < len.max(1) {
+            return Err(invalid(name, ld, &format!("must be at least max(1, {len}), the stored line length")));
+        }
+        Ok(())
+    }
+
+    /// The elements the buffer of matrix `matrix` (0, 1, 2: A, B, C) must hold, batch items
+    /// included (0 where it is not read or written); for C, also whether its batch items overlap.
+    /// Assumes [`GemmSpec::check_sizes`] and that matrix's [`GemmSpec::check_ld`] passed.
+    pub(crate) fn required_length(&self, matrix: usize, alpha_is_zero: bool) -> Result<usize> {
         let touches_c = self.m > 0 && self.n > 0 && self.batch_count > 0;
         let reads_ab = touches_c && self.k > 0 && !alpha_is_zero;
         let last = self.batch_count.saturating_sub(1);
-        let batched = |name, offset, dims, ld, stride: usize| {
-            let first_offset = stride.checked_mul(last).and_then(|s| s.checked_add(offset));
-            extent(name, first_offset.ok_or_else(|| invalid(name, stride, "batch stride x count overflows"))?, dims, ld)
+        let (name, offset, dims, ld, stride, used) = match matrix {
+            0 => ("a buffer", self.a_offset, self.a_dims(), self.lda, self.a_batch_stride, reads_ab),
+            1 => ("b buffer", self.b_offset, self.b_dims(), self.ldb, self.b_batch_stride, reads_ab),
+            _ => ("c buffer", self.c_offset, self.c_dims(), self.ldc, self.c_batch_stride, touches_c),
         };
-        if touches_c && last > 0 {
-            let span = extent("c_batch_stride", 0, self.c_dims(), self.ldc)?;
-            if self.c_batch_stride < span {
-                let reason = format!("is below C's span of {span} elements, so batch items would overlap");
-                return Err(invalid("c_batch_stride", self.c_batch_stride, &reason));
-            }
+        if !used {
+            return Ok(0);
         }
-        Ok([
-            if reads_ab {
-                batched("a buffer", self.a_offset, self.a_dims(), self.lda, self.a_batch_stride)?
-            } else {
-                0
-            },
-            if reads_ab {
-                batched("b buffer", self.b_offset, self.b_dims(), self.ldb, self.b_batch_stride)?
-            } else {
-                0
-            },
-            if touches_c {
-                batched("c buffer", self.c_offset, self.c_dims(), self.ldc, self.c_batch_stride)?
-            } else {
-                0
-            },
-        ])
+        if matrix == 2 && last > 0 && items_overlap(stride, dims, ld, self.batch_count) {
+            let reason = "batch items of C would share elements (items may interleave, as the heads of an \
+                          attention output do, but not overlap)";
+            return Err(invalid("c_batch_stride", stride, reason));
+        }
+        let last_offset = stride.checked_mul(last).and_then(|s| s.checked_add(offset));
+        extent(name, last_offset.ok_or_else(|| invalid(name, stride, "batch stride x count overflows"))?, dims, ld)
     }
 
     /// Checks every argument against buffer lengths (in elements) and returns the kernels' form.
@@ -310,6 +329,10 @@ impl GemmSpec {
     }
 }
 
+/// The largest M, N or K: the kernels index in 32-bit integers, and the rows of a tile past the edge
+/// of C (far fewer than 2^16) must not overflow them.
+const MAX_DIM: usize = i32::MAX as usize - (1 << 16);
+
 fn invalid(name: &'static str, value: impl ToString, reason: &str) -> Error {
     Error::InvalidArgument { name, value: value.to_string(), reason: reason.to_string() }
 }
@@ -325,6 +348,22 @@ fn extent(name: &'static str, offset: usize, (lines, len): (usize, usize), ld: u
         Some(s) => Err(invalid(name, s, "the matrix spans more than 2^31 - 1 elements, the kernels' index range")),
         None => Err(invalid(name, offset, "offset + leading dimension x lines overflows")),
     }
+}
+
+/// Whether any two of `count` stored matrices of `lines` lines of `len` elements, `ld` apart, that
+/// start `stride` elements apart share an element. Items may interleave: with `stride` below one
+/// item's span, each can sit in the gaps between the lines of the others (`ld >= len`).
+fn items_overlap(stride: usize, (lines, len): (usize, usize), ld: usize, count: usize) -> bool {
+    if lines == 0 || len == 0 || count < 2 {
+        return false;
+    }
+    let span = (lines - 1) * ld + len;
+    // Items t apart start d = t * stride apart; they overlap where d = dl * ld + de with |dl| < lines
+    // and |de| < len. As ld >= len, only dl = d / ld (de = d % ld) and dl + 1 (de = d % ld - ld) can.
+    (1..count).map_while(|t| t.checked_mul(stride)).take_while(|&d| d < span).any(|d| {
+        let (dl, de) = (d / ld, d % ld);
+        (dl < lines && de < len) || (dl + 1 < lines && ld - de < len)
+    })
 }
 
 /// One operand in the kernels' form.
@@ -397,6 +436,18 @@ pub(crate) fn mem_len<T: Element>(mem: cl_mem) -> Result<usize> {
     Ok(bytes / std::mem::size_of::<T>())
 }
 
+/// The context of a buffer.
+pub(crate) fn mem_context(mem: cl_mem) -> Result<cl_context> {
+    let context: isize = get_mem_object_info(mem, CL_MEM_CONTEXT).map_err(cl("clGetMemObjectInfo"))?.into();
+    Ok(context as cl_context)
+}
+
+/// The context of a command queue.
+pub(crate) fn queue_context(queue: cl_command_queue) -> Result<cl_context> {
+    let context: isize = get_command_queue_info(queue, CL_QUEUE_CONTEXT).map_err(cl("clGetCommandQueueInfo"))?.into();
+    Ok(context as cl_context)
+}
+
 /// Enqueues a GEMM on raw OpenCL handles and returns its event (the caller releases it). The queue
 /// may belong to any context and device; the shipped set is built for it on first use.
 ///
@@ -436,12 +487,25 @@ unsafe fn enqueue_buffers<T: Element>(
     let alpha_is_zero = alpha == T::ZERO;
     let needed = spec.required_lengths(alpha_is_zero)?;
     let mut lengths = [0; 3];
+    let mut context = None;
     for (i, mem) in [a, b, c].into_iter().enumerate() {
         if needed[i] > 0 {
+            let name = ["a buffer", "b buffer", "c buffer"][i];
             if mem.is_null() {
-                return Err(invalid(["a buffer", "b buffer", "c buffer"][i], "null", "is null"));
+                return Err(invalid(name, "null", "is null"));
             }
             lengths[i] = mem_len::<T>(mem)?;
+            let queue_context = match context {
+                Some(c) => c,
+                None => *context.insert(queue_context(queue)?),
+            };
+            if mem_context(mem)? != queue_context {
+                return Err(invalid(
+                    name,
+                    "a buffer of another context",
+                    "belongs to another OpenCL context than the queue",
+                ));
+            }
         }
     }
     enqueue_checked(queue, spec, alpha, [a, b, c], lengths, beta, wait, selection, want_event)
@@ -583,5 +647,35 @@ mod tests {
         assert_eq!(along_k(Layout::ColumnMajor, Transpose::Yes, Transpose::No), 2);
         let f = GemmSpec::row_major(7, 300, 64).kernel_features();
         assert_eq!((f.m, f.n, f.k), (300, 7, 64));
+    }
+
+    /// Batch items of C may interleave in the gaps between each other's lines, never share an element.
+    #[test]
+    fn batch_items_overlap_only_where_they_share_an_element() {
+        // Brute force: every element of every item.
+        let brute = |stride: usize, (lines, len): (usize, usize), ld: usize, count: usize| {
+            let mut seen = std::collections::HashSet::new();
+            (0..count).any(|t| (0..lines).any(|l| (0..len).any(|e| !seen.insert(t * stride + l * ld + e))))
+        };
+        for lines in 1..5 {
+            for len in 1..5 {
+                for ld in len..len + 9 {
+                    for count in 1..6 {
+                        for stride in 0..(lines * ld + 3) {
+                            let dims = (lines, len);
+                            assert_eq!(
+                                items_overlap(stride, dims, ld, count),
+                                brute(stride, dims, ld, count),
+                                "stride {stride}, {lines} x {len}, ld {ld}, {count} items"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        // Eight attention heads of 64 side by side in a row-major [tokens, 512] output.
+        assert!(!items_overlap(64, (100, 64), 512, 8));
+        assert!(items_overlap(64, (100, 64), 512, 9));
+        assert!(!items_overlap(usize::MAX, (2, 2), 2, 3));
     }
 }

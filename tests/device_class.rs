@@ -47,4 +47,16 @@ fn a_named_class_replaces_the_detected_one() {
         })
         .collect();
     assert!(failures.is_empty(), "{} of 24 random problems failed:\n{}", failures.len(), failures.join("\n"));
+    // A class whose kernels this device cannot build (NVIDIA's PTX on another vendor's device): the
+    // failure is kept, so that a later call fails at once and builds nothing.
+    if !device.info.vendor.contains("NVIDIA") {
+        std::env::set_var("FEWFIT_DEVICE_CLASS", "nvidia-gpu");
+        let device = DefaultDevice::open(spec.as_deref()).expect("the device opens with a valid class");
+        let problem = GemmSpec::row_major(64, 64, 64);
+        let first = run_case::<f32>(&device, Selection::Auto, problem, 1.0, 0.0, 6).expect_err("PTX built here");
+        let builds = fewfit::build_stats();
+        let again = run_case::<f32>(&device, Selection::Auto, problem, 1.0, 0.0, 6).expect_err("the set built later");
+        assert_eq!(first, again);
+        assert_eq!(fewfit::build_stats(), builds, "a call after the failed set built programs");
+    }
 }

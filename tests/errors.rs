@@ -5,6 +5,9 @@ mod common;
 
 use common::*;
 use fewfit::{gemm, gemm_host, DefaultDevice, Error, GemmSpec, Layout, Transpose};
+use opencl3::command_queue::CommandQueue;
+use opencl3::context::Context;
+use opencl3::device::Device;
 
 fn assert_invalid(result: fewfit::Result<()>, name: &str) {
     match result {
@@ -115,4 +118,23 @@ fn overlapping_batch_items_are_rejected() {
     let (result, after) = run_device(device, &too_short, 1.0, &a[..71], &b, 0.0, &c);
     assert_invalid(result, "a buffer");
     assert_eq!(after, c);
+}
+
+#[test]
+fn buffers_of_another_context_are_rejected() {
+    let Some(device) = device() else { return };
+    // A queue of a second context on the same device; the buffers belong to the first.
+    let other = Context::from_device(&Device::new(device.context.devices()[0])).unwrap();
+    #[allow(deprecated)]
+    let queue = CommandQueue::create_default(&other, 0).unwrap();
+    let spec = GemmSpec::row_major(8, 9, 10);
+    let (a, b, c) = (random::<f32>(80, 1), random::<f32>(90, 2), random::<f32>(72, 3));
+    let (a_buf, b_buf) = (upload(device, &a), upload(device, &b));
+    let mut c_buf = upload(device, &c);
+    // alpha = 0 reads neither A nor B: C is the first buffer checked.
+    for (alpha, name) in [(1.0, "a buffer"), (0.0, "c buffer")] {
+        let result = gemm(&queue, &spec, alpha, &a_buf, &b_buf, 0.5, &mut c_buf, &[]).map(|e| e.wait().unwrap());
+        assert_invalid(result, name);
+        assert_eq!(download(device, &c_buf, c.len()), c);
+    }
 }

@@ -258,14 +258,22 @@ fn new_mechanisms_run_strided_batches() {
     let (m, n, k, count) = (19, 23, 290, 5);
     for v in variants() {
         let Some(compiled) = build(device, &v, Precision::F32) else { continue };
-        for layout in LAYOUTS {
-            let one = GemmSpec::new(layout, Transpose::No, Transpose::Yes, m, n, k);
-            let strides = (m * k + 3, k * n + 5, m * n + 7);
+        // C's items apart (a stride past one item's span), or interleaved in the gaps between
+        // each other's lines, as the heads of a row-major attention output ([tokens, heads x dim]).
+        for (layout, interleaved) in LAYOUTS.into_iter().flat_map(|l| [(l, false), (l, true)]) {
+            let mut one = GemmSpec::new(layout, Transpose::No, Transpose::Yes, m, n, k);
+            let (lines, len) = one.c_dims();
+            if interleaved {
+                one = one.with_ld(one.lda, one.ldb, count * len + 2);
+            }
+            let c_stride = if interleaved { len } else { m * n + 7 };
+            let strides = (m * k + 3, k * n + 5, c_stride);
             let spec = one.with_batch(count, strides.0, strides.1, strides.2);
+            let c_len = if interleaved { lines * one.ldc } else { strides.2 * count };
             for beta in [0.5f32, 0.0] {
                 let a = random::<f32>(strides.0 * count, 1);
                 let b = random::<f32>(strides.1 * count, 2);
-                let mut c0 = random::<f32>(strides.2 * count, 3);
+                let mut c0 = random::<f32>(c_len, 3);
                 let mut expected = Vec::new();
                 for item in 0..count {
                     let shifted = one.with_offsets(item * strides.0, item * strides.1, item * strides.2);

@@ -187,6 +187,10 @@ fn every_variant_runs_a_strided_batch_in_one_launch() {
             let one = GemmSpec::new(layout, Transpose::No, Transpose::Yes, m, n, k);
             let strides = (m * k + 3, k * n + 5, m * n + 7);
             check_strided_batch(device, id, one, count, strides, (1.25, 0.5)).unwrap();
+            // C's items side by side in each line, as the heads of a row-major attention output.
+            let len = one.c_dims().1;
+            let interleaved = one.with_ld(one.lda, one.ldb, count * len + 1);
+            check_strided_batch(device, id, interleaved, count, (m * k + 3, k * n + 5, len), (1.25, 0.5)).unwrap();
         }
     }
 }

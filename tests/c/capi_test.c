@@ -166,6 +166,11 @@ static void check_errors(void) {
     {"transpose 7", FewfitSgemm(101, 7, 111, m, n, k, 1, ab, 0, k, bb, 0, n, 0, cb, 0, n, &queue, NULL), FewfitInvalidValue},
     {"m beyond 2^31", FewfitSgemm(101, 111, 111, (size_t)1 << 40, n, k, 1, ab, 0, k, bb, 0, n, 0, cb, 0, n, &queue, NULL), FewfitInvalidDimension},
     {"ld overflows", FewfitSgemm(101, 111, 111, m, n, k, 1, ab, 0, (size_t)-1, bb, 0, n, 0, cb, 0, n, &queue, NULL), FewfitInsufficientMemoryA},
+    /* Two bad arguments: CLBlast checks matrix by matrix (leading dimension, buffer, size), A first. */
+    {"A too small, b_ld", FewfitSgemm(101, 111, 111, m, n, k, 1, small, 0, k, bb, 0, n - 1, 0, cb, 0, n, &queue, NULL), FewfitInsufficientMemoryA},
+    {"A NULL, b_ld", FewfitSgemm(101, 111, 111, m, n, k, 1, NULL, 0, k, bb, 0, n - 1, 0, cb, 0, n, &queue, NULL), FewfitInvalidMatrixA},
+    {"B NULL, c_ld", FewfitSgemm(101, 111, 111, m, n, k, 1, ab, 0, k, NULL, 0, n, 0, cb, 0, n - 1, &queue, NULL), FewfitInvalidMatrixB},
+    {"a_ld, C NULL", FewfitSgemm(101, 111, 111, m, n, k, 1, ab, 0, k - 1, bb, 0, n, 0, NULL, 0, n, &queue, NULL), FewfitInvalidLeadDimA},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     CHECK(cases[i].status == cases[i].want, "%s: status %d, want %d", cases[i].what, cases[i].status, cases[i].want);
