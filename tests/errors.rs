@@ -50,6 +50,8 @@ fn bad_arguments_return_typed_errors_and_leave_c_untouched() {
         (good.with_offsets(usize::MAX - 3, 0, 0), 80, 90, 72, "a buffer"),
         (good.with_ld(usize::MAX / 2, 9, 9), 80, 90, 72, "a buffer"),
         (GemmSpec::row_major(1 << 31, 1, 1), 80, 90, 72, "m"),
+        // Within 2^16 of 2^31 a tile's rows past the edge of C would overflow the kernels' ints.
+        (GemmSpec::row_major(8, (1 << 31) - 100, 10), 80, 90, 72, "n"),
         (
             GemmSpec::new(Layout::ColumnMajor, Transpose::Yes, Transpose::No, 8, 9, 10).with_ld(9, 10, 8),
             80,
