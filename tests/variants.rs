@@ -194,3 +194,44 @@ fn every_variant_runs_a_strided_batch_in_one_launch() {
         }
     }
 }
+
+/// Launch grids past 65,535 work-groups along dimensions 1 and 2 (CUDA's limit there, under
+/// NVIDIA's OpenCL): a C of 1.1 million lines (the kernels' N, tiles along dimension 1; also through
+/// `scale_c` where alpha = 0) and of 1.1 million columns, and strided batches of 70,000 items
+/// (dimension 2, with splits of K in the second), through the tree and through every variant.
+#[test]
+fn every_variant_runs_wide_grids_and_large_batches() {
+    let Some(device) = device() else { return };
+    let wide = [GemmSpec::row_major(1_100_000, 4, 16), GemmSpec::row_major(4, 1_100_000, 16)];
+    let selections = std::iter::once(Selection::Auto).chain(VariantId::ALL.map(Selection::Forced));
+    let mut failures = Vec::new();
+    for selection in selections {
+        for (case, spec) in wide.iter().enumerate() {
+            for alpha in [1.0f32, 0.0] {
+                if let Err(e) = run_case::<f32>(device, selection, *spec, alpha, 0.5, case as u64) {
+                    failures.push(format!("{selection:?}, alpha {alpha}: {e}"));
+                }
+            }
+        }
+        // The second batch, deep enough to split K, goes through the tree alone (a forced 128 x 128
+        // tile would pad each item 2,700-fold, hours on a CPU); it shares its A and B (stride 0).
+        let deep = (GemmSpec::row_major(2, 3, 3000), true);
+        let batches = if selection == Selection::Auto {
+            vec![(GemmSpec::row_major(3, 5, 7), false), deep]
+        } else {
+            vec![(GemmSpec::row_major(3, 5, 7), false)]
+        };
+        for (one, shared) in batches {
+            let (m, n, k, count) = (one.m, one.n, one.k, 70_000);
+            let id = match selection {
+                Selection::Forced(id) => id,
+                Selection::Auto => fewfit::chosen_variant::<f32>(&device.queue, &one).unwrap(),
+            };
+            let strides = if shared { (0, 0, m * n) } else { (m * k, k * n, m * n) };
+            if let Err(e) = check_strided_batch(device, id, one, count, strides, (1.0, 0.5)) {
+                failures.push(format!("{selection:?}, {count} x {m}x{n}x{k}: {e}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} cases failed:\n{}", failures.len(), failures.join("\n"));
+}

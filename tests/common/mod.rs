@@ -241,7 +241,8 @@ pub fn run_case<T: TestElement>(
 
 /// Runs variant `id` on a strided batch of `count` products `one`, items `strides` elements apart in
 /// A, B and C, in one call; checks every item against the reference, and that nothing between the
-/// items changed. C's items may interleave (a stride below one item's span, `one.ldc` wide enough).
+/// items changed. C's items may interleave (a stride below one item's span, `one.ldc` wide enough);
+/// A's and B's may coincide (stride 0).
 pub fn check_strided_batch(
     device: &DefaultDevice,
     id: VariantId,
@@ -251,10 +252,10 @@ pub fn check_strided_batch(
     (alpha, beta): (f32, f32),
 ) -> Result<(), String> {
     let spec = one.with_batch(count, strides.0, strides.1, strides.2);
-    let a = random::<f32>(strides.0 * count, 1);
-    let b = random::<f32>(strides.1 * count, 2);
-    let c_len = buffer_len(one.c_dims(), (count - 1) * strides.2, one.ldc, 0).max(strides.2 * count);
-    let c0 = random::<f32>(c_len, 3);
+    let len = |dims, stride: usize, ld| buffer_len(dims, (count - 1) * stride, ld, 0).max(stride * count);
+    let a = random::<f32>(len(one.a_dims(), strides.0, one.lda), 1);
+    let b = random::<f32>(len(one.b_dims(), strides.1, one.ldb), 2);
+    let c0 = random::<f32>(len(one.c_dims(), strides.2, one.ldc), 3);
     let mut expected = Vec::new();
     for item in 0..count {
         let shifted = one.with_offsets(item * strides.0, item * strides.1, item * strides.2);
