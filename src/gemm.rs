@@ -354,10 +354,11 @@ fn extent(name: &'static str, offset: usize, (lines, len): (usize, usize), ld: u
 /// start `stride` elements apart share an element. Items may interleave: with `stride` below one
 /// item's span, each can sit in the gaps between the lines of the others (`ld >= len`).
 fn items_overlap(stride: usize, (lines, len): (usize, usize), ld: usize, count: usize) -> bool {
+    // An item whose span overflows cannot be in a buffer: `extent` reports that.
+    let Some(span) = (lines.saturating_sub(1)).checked_mul(ld).and_then(|x| x.checked_add(len)) else { return false };
     if lines == 0 || len == 0 || count < 2 {
         return false;
     }
-    let span = (lines - 1) * ld + len;
     // Items t apart start d = t * stride apart; they overlap where d = dl * ld + de with |dl| < lines
     // and |de| < len. As ld >= len, only dl = d / ld (de = d % ld) and dl + 1 (de = d % ld - ld) can.
     (1..count).map_while(|t| t.checked_mul(stride)).take_while(|&d| d < span).any(|d| {
@@ -677,5 +678,6 @@ mod tests {
         assert!(!items_overlap(64, (100, 64), 512, 8));
         assert!(items_overlap(64, (100, 64), 512, 9));
         assert!(!items_overlap(usize::MAX, (2, 2), 2, 3));
+        assert!(!items_overlap(1, (3, 2), usize::MAX / 2, 3)); // the span overflows: extent's error
     }
 }
