@@ -47,7 +47,7 @@ mapfile -t selection < <(grep -v '^#' variants/selection-data.txt)
                  variants/data/h100-tree-skinny-f32.jsonl.gz variants/data/h100-nt-tree-skinny-f32.jsonl.gz \
     --shape-weights variants/shapes/weights.txt
 # The twins: the CPU block that packs A, then the GPU tiles' twins faster in row-major NT or TN.
-python3 scripts/substitute_twin.py panel_kc256_lm1_ln16_mv4_nr4_pa0_vw16 PA=1
+python3 scripts/substitute_twin.py panel_kc256_lm1_ln16_mv4_nr4_pa0_vw16 PA=2
 python3 scripts/substitute_twin.py xgemm_db1_ksplit1_kwg16_kwi2_mdima16_mdimc16_mwg128_ndimb32_ndimc16_nwg128_rp0_sa1_sb1_sk2_strm1_strn1_swz0_vwk4_vwm2_vwn4 RP=3
 python3 scripts/substitute_twin.py xgemm_db3_ksplit0_kwg16_kwi8_mdima16_mdimc16_mwg128_ndimb8_ndimc8_nwg32_rp0_sa1_sb1_sk0_strm1_strn1_swz1_vwk1_vwm2_vwn4 KWI=4
 python3 scripts/substitute_twin.py xgemm_db3_ksplit0_kwg16_kwi4_mdima16_mdimc16_mwg128_ndimb8_ndimc8_nwg32_rp0_sa1_sb1_sk0_strm1_strn1_swz1_vwk1_vwm2_vwn4 VWK=4

@@ -19,7 +19,7 @@ use opencl_sys::{clEnqueueNDRangeKernel, CL_SUCCESS};
 
 use crate::cache::BinaryCache;
 use crate::codegen::render::{kernel_name, render_sources};
-use crate::codegen::{AtomicAdd, Family, Geometry, Orientation, Variant};
+use crate::codegen::{AtomicAdd, Family, Geometry, Orientation, PackA, Variant};
 use crate::device::{DeviceClass, DeviceInfo};
 use crate::error::{cl, Error, Result};
 use crate::gemm::{mem_len, Element, Precision, Problem};
@@ -117,6 +117,9 @@ pub struct CompiledVariant {
     /// For KSPLIT = 0 or SK > 0, the program of the launches that split K (split-K or stream-K),
     /// where the device can split (f64 needs 64-bit atomics).
     split: Option<EntryPoints>,
+    /// For PA = 2 (where the device does not narrow the block), the PA = 0 program of the launches
+    /// too small to pack A ([`Geometry::packs_a`]).
+    unpacked: Option<EntryPoints>,
     /// The variant's own `scale_c` (C = beta * C, enqueued before a launch that splits K where
     /// the device's atomic add needs it).
     scale: Option<Mutex<Kernel>>,
@@ -180,15 +183,18 @@ impl CompiledVariant {
     /// beyond the device's work-group or local-memory limits.
     pub fn build(engine: &Engine, variant: &Variant, precision: Precision) -> Result<CompiledVariant> {
         let sources = render_sources(variant)?;
-        CompiledVariant::from_source(engine, &variant.id(), variant, &sources.main, sources.split.as_deref(), precision)
+        let (split, unpacked) = (sources.split.as_deref(), sources.unpacked.as_deref());
+        CompiledVariant::from_source(engine, &variant.id(), variant, &sources.main, split, unpacked, precision)
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn from_source(
         engine: &Engine,
         id: &str,
         variant: &Variant,
         source: &str,
         split_source: Option<&str>,
+        unpacked_source: Option<&str>,
         precision: Precision,
     ) -> Result<CompiledVariant> {
         let unavailable = |reason: String| Error::Unavailable { what: format!("variant {id}"), reason };
@@ -227,6 +233,13 @@ impl CompiledVariant {
             }
             _ => None,
         };
+        // A narrowed block does not pack (its kernel reads PA as 0), so it needs no PA = 0 program.
+        let unpacked = match unpacked_source {
+            Some(unpacked) if geometry.pack_a == PackA::WhereLarge => {
+                Some(EntryPoints::build(engine, id, variant.family, unpacked, precision)?)
+            }
+            _ => None,
+        };
         let atomic_add = atomic_add(info);
         // The panel family's one program takes its splits as an argument; it splits only where C
         // is scaled first.
@@ -242,6 +255,7 @@ impl CompiledVariant {
             geometry,
             main,
             split,
+            unpacked,
             scale,
             scale_local: info.max_work_group_size >= 256,
             compute_units: info.compute_units,
@@ -356,6 +370,10 @@ impl CompiledVariant {
                 (g.splits_for(p.m, p.n, p.k, p.batch, self.compute_units, self.atomic_add), &self.main)
             }
             None => (1, &self.main),
+        };
+        let entries = match &self.unpacked {
+            Some(unpacked) if !g.packs_a(p.m, p.n, p.k) => unpacked,
+            _ => entries,
         };
         let adds_into_c = splits > 1 || stream_k_groups.is_some();
         let released_by_first_part = adds_into_c && !self.atomic_add.scales_c_first();
@@ -551,6 +569,7 @@ impl CompiledSet {
                 &id.variant(),
                 info.source,
                 info.split_source,
+                info.unpacked_source,
                 self.precision,
             );
             if let Err(e) = &built {

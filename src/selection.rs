@@ -31,6 +31,9 @@ pub struct VariantInfo {
     /// For KSPLIT = 0 or SK > 0, the split-K or stream-K program launched when the host splits K
     /// (`render_sources`).
     pub split_source: Option<&'static str>,
+    /// For PA = 2, the panel program without packing that launches too small to pack A run
+    /// (`render_sources`).
+    pub unpacked_source: Option<&'static str>,
 }
 
 mod generated {

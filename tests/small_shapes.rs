@@ -8,8 +8,8 @@
 mod common;
 
 use common::*;
-use fewfit::codegen::Family;
-use fewfit::{GemmSpec, Layout, Selection, Transpose, VariantId};
+use fewfit::codegen::{Family, PackA};
+use fewfit::{CompiledVariant, Engine, GemmSpec, Layout, Precision, Selection, Transpose, VariantId};
 
 /// (layout, op(A), op(B), m, n, k, padded by [`with_padding`]).
 type Case = (Layout, Transpose, Transpose, usize, usize, usize, bool);
@@ -40,26 +40,60 @@ const PANEL_SPLIT_CASES: [Case; 3] = [
     (Layout::ColumnMajor, Transpose::Yes, Transpose::No, 11, 7, 30000, true),
 ];
 
-fn check_variants<T: TestElement>(ids: &[VariantId], cases: &[Case]) {
-    let Some(device) = device_for::<T>() else { return };
+/// Runs `run` on every case (its spec, alpha, beta and seed) and fails with every case that failed.
+fn check_cases<T: TestElement>(cases: &[Case], mut run: impl FnMut(GemmSpec, T, T, u64) -> Result<(), String>) {
     let mut failures = Vec::new();
-    for &id in ids {
-        for (case, &(layout, ta, tb, m, n, k, padded)) in cases.iter().enumerate() {
-            let spec = GemmSpec::new(layout, ta, tb, m, n, k);
-            let spec = if padded { with_padding(spec) } else { spec };
-            let (alpha, beta) =
-                if case % 2 == 0 { (T::from_f64(1.0), T::ZERO) } else { (T::from_f64(-1.5), T::from_f64(0.75)) };
-            if let Err(e) = run_case::<T>(device, Selection::Forced(id), spec, alpha, beta, case as u64) {
-                failures.push(e);
-            }
+    for (case, &(layout, ta, tb, m, n, k, padded)) in cases.iter().enumerate() {
+        let spec = GemmSpec::new(layout, ta, tb, m, n, k);
+        let spec = if padded { with_padding(spec) } else { spec };
+        let (alpha, beta) =
+            if case % 2 == 0 { (T::from_f64(1.0), T::ZERO) } else { (T::from_f64(-1.5), T::from_f64(0.75)) };
+        if let Err(e) = run(spec, alpha, beta, case as u64) {
+            failures.push(e);
         }
     }
     assert!(failures.is_empty(), "{} cases failed:\n{}", failures.len(), failures.join("\n"));
 }
 
+fn check_variants<T: TestElement>(ids: &[VariantId], cases: &[Case]) {
+    let Some(device) = device_for::<T>() else { return };
+    for &id in ids {
+        check_cases::<T>(cases, |spec, alpha, beta, seed| {
+            run_case::<T>(device, Selection::Forced(id), spec, alpha, beta, seed)
+        });
+    }
+}
+
 #[test]
 fn every_variant_on_small_edge_shapes_f32() {
     check_variants::<f32>(&VariantId::ALL, &CASES);
+}
+
+/// A PA = 2 variant of the set runs its packing program only where a launch has at least 2²⁹
+/// multiply-adds, too large for Oclgrind: here that program, its PA = 1 twin's, runs the small
+/// cases and the panel split cases instead.
+#[test]
+fn packing_programs_on_small_edge_shapes() {
+    let Some(device) = device() else { return };
+    let engine = Engine::for_queue(device.queue.get()).unwrap();
+    let packing = VariantId::ALL.into_iter().filter(|id| id.variant().geometry().pack_a == PackA::WhereLarge);
+    for id in packing {
+        let mut twin = id.variant();
+        twin.params.insert("PA".into(), 1);
+        let compiled = match CompiledVariant::build(&engine, &twin, Precision::F32) {
+            Ok(compiled) => compiled,
+            Err(e @ fewfit::Error::Unavailable { .. }) => {
+                eprintln!("Skipping {}: {e}", twin.id());
+                continue;
+            }
+            Err(e) => panic!("{}: {e}", twin.id()),
+        };
+        check_cases::<f32>(&[&CASES[..], &PANEL_SPLIT_CASES[..]].concat(), |spec, alpha, beta, seed| {
+            check_call(device, &spec, (alpha, beta), seed, compiled.id(), |a, b, c| {
+                compiled.enqueue_gemm(&device.queue, &spec, alpha, a, b, beta, c, &[])
+            })
+        });
+    }
 }
 
 #[test]

@@ -4,6 +4,7 @@
 mod common;
 
 use common::*;
+use fewfit::codegen::PackA;
 use fewfit::selection::reachable;
 use fewfit::{gemm_no_event, Engine, GemmSpec, Layout, Precision, Selection, Transpose, VariantId};
 use rand::{rngs::StdRng, SeedableRng};
@@ -121,6 +122,24 @@ fn every_variant_handles_both_paddings_on_large_shapes() {
             for padded in [false, true] {
                 let s = spec(Layout::RowMajor, (Transpose::No, Transpose::No), shape, padded);
                 run_case::<f32>(device, Selection::Forced(id), s, 1.5, 0.5, 99).unwrap();
+            }
+        }
+    }
+}
+
+/// A PA = 2 variant packs A from 2²⁹ multiply-adds per launch on and runs its PA = 0 program below:
+/// the set's such variants on both sides of the threshold, in both layouts (A along M, and the
+/// problem transposed), with ragged edges in M and N.
+#[test]
+fn variants_that_pack_only_large_launches_match_the_reference_on_both_sides() {
+    let Some(device) = device() else { return };
+    let packing = VariantId::ALL.into_iter().filter(|id| id.variant().geometry().pack_a == PackA::WhereLarge);
+    for id in packing {
+        for (m, n, k) in [(1021, 1031, 510), (1021, 1031, 511)] {
+            assert_eq!(id.variant().geometry().packs_a(m, n, k), k == 511);
+            for layout in LAYOUTS {
+                let s = spec(layout, (Transpose::No, Transpose::No), (m, n, k), false);
+                run_case::<f32>(device, Selection::Forced(id), s, 1.0, 0.5, 7).unwrap();
             }
         }
     }

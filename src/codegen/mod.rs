@@ -18,7 +18,7 @@ use serde_json::Value;
 
 pub use error::{Error, Result};
 pub use features::ShapeFeatures;
-pub use params::{vw_cap, AtomicAdd, Family, Geometry, Orientation, Variant};
+pub use params::{vw_cap, AtomicAdd, Family, Geometry, Orientation, PackA, Variant};
 pub use tree::Tree;
 
 use srcgen::Formatter;
@@ -222,6 +222,10 @@ pub fn emit_variants(inputs: &Inputs) -> Result<String> {
         match &sources.split {
             Some(split) => f.line(format!("split_source: Some({}),", raw_string(split))),
             None => f.line("split_source: None,"),
+        }
+        match &sources.unpacked {
+            Some(unpacked) => f.line(format!("unpacked_source: Some({}),", raw_string(unpacked))),
+            None => f.line("unpacked_source: None,"),
         }
         f.close("},");
     }

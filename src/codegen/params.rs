@@ -324,8 +324,8 @@ const PANEL_PARAMS: &[ParamSpec] = &[
     },
     ParamSpec {
         name: "PA",
-        meaning: "1: the group copies each K slice of A into local memory first (A contiguous along M)",
-        allowed: &[0, 1],
+        meaning: "1: the group copies each K slice of A into local memory first (A contiguous along M); 2: so where the launch has at least PACK_A_MIN_MADDS multiply-adds per batch item, else as 0 (a second program)",
+        allowed: &[0, 1, 2],
     },
 ];
 
@@ -471,7 +471,7 @@ impl Variant {
             Family::Direct => {
                 p("NDIMD") * p("KDIMD") * direct_reduced_rows(&|n| self.get(n)) as usize * p("WPTN") * p("VWD")
             }
-            Family::Panel => p("PA") * p("KC") * p("LM") * p("MV") * p("VW"),
+            Family::Panel => (p("PA") > 0) as usize * p("KC") * p("LM") * p("MV") * p("VW"),
         };
         elems * elem_bytes
     }
@@ -488,6 +488,7 @@ impl Variant {
                 split_rule: if p("DB") <= 3 { SplitRule::AtomicAddCost } else { SplitRule::AtomicAddLimits },
                 stream_k: p("SK"),
                 k_step: p("KWG"),
+                pack_a: PackA::Never,
             },
             Family::Direct => Geometry {
                 local: [1, p("NDIMD") * p("KDIMD")],
@@ -497,6 +498,7 @@ impl Variant {
                 split_rule: SplitRule::FillDevice,
                 stream_k: 0,
                 k_step: 1,
+                pack_a: PackA::Never,
             },
             Family::Panel => Geometry {
                 local: [p("LM"), p("LN")],
@@ -506,6 +508,11 @@ impl Variant {
                 split_rule: SplitRule::FillCores,
                 stream_k: 0,
                 k_step: p("KC"),
+                pack_a: match p("PA") {
+                    0 => PackA::Never,
+                    1 => PackA::Always,
+                    _ => PackA::WhereLarge,
+                },
             },
         }
     }
@@ -534,7 +541,28 @@ pub struct Geometry {
     /// The depth of K one step of the kernel's K loop covers (KWG, the panel family's KC; 1 where the
     /// family has none).
     pub k_step: usize,
+    /// Where the panel family's groups copy A's slices into local memory (PA).
+    pub pack_a: PackA,
 }
+
+/// Where a variant's groups copy A's K slices into local memory first (the panel family's PA).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PackA {
+    /// Never (PA = 0; every family but the panel one).
+    Never,
+    /// In every launch (PA = 1).
+    Always,
+    /// In launches of at least [`PACK_A_MIN_MADDS`] multiply-adds per batch item (PA = 2); smaller
+    /// ones run the variant's PA = 0 program.
+    WhereLarge,
+}
+
+/// The multiply-adds per batch item (M·N·K) from which a PA = 2 launch packs A: 2²⁹. Below it the
+/// copy cost more than it saved on the training shapes of two Intel AVX-512 CPUs: the set's
+/// packing block (64 × 64, KC 256) with PA = 1 ran 0.98× and 0.95× the speed of its PA = 0 twin
+/// below 2·10⁹ flops and 1.11× and 1.12× above, and 2²⁹ lies among the best thresholds on both
+/// (docs/PERFORMANCE.md, "A packed where the launch is large").
+pub const PACK_A_MIN_MADDS: usize = 1 << 29;
 
 /// How KSPLIT = 0 chooses the splits of K of a launch ([`Geometry::splits_for`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -743,6 +771,15 @@ const STREAM_K_MIN_STEPS: usize = 8;
 const STREAM_K_BELOW_FILL_PERCENT: usize = 85;
 
 impl Geometry {
+    /// Whether a launch of `m` × `n` × `k` (one batch item) runs the program that packs A.
+    pub fn packs_a(&self, m: usize, n: usize, k: usize) -> bool {
+        match self.pack_a {
+            PackA::Never => false,
+            PackA::Always => true,
+            PackA::WhereLarge => m.saturating_mul(n).saturating_mul(k) >= PACK_A_MIN_MADDS,
+        }
+    }
+
     /// Splits of K for an M x N x K problem of `batch` products on a device of `compute_units` that
     /// adds into C by `atomic_add`: KSPLIT itself when fixed; for KSPLIT = 0, the most of 1, 2, 4, 8,
     /// ... within the limits of the [`SplitRule`] on work-groups, on C times splits, on depth of K per
@@ -1170,6 +1207,17 @@ mod tests {
         let mut packed = v.clone();
         packed.params.insert("PA".into(), 1);
         assert_eq!(packed.local_mem_bytes(4), 256 * 32 * 4, "a K slice of the group's 32 rows of A");
+        assert!(packed.geometry().packs_a(1, 1, 1) && !g.packs_a(1 << 20, 1 << 20, 1 << 20));
+        // PA = 2 packs from 2^29 multiply-adds per batch item on, in the same local memory.
+        let mut where_large = v.clone();
+        where_large.params.insert("PA".into(), 2);
+        assert_eq!(where_large.validate(), Ok(()));
+        assert_eq!(where_large.local_mem_bytes(4), packed.local_mem_bytes(4));
+        let large = where_large.geometry();
+        assert_eq!(large.pack_a, PackA::WhereLarge);
+        assert!(!large.packs_a(1021, 1031, 510) && large.packs_a(1021, 1031, 511));
+        assert!(large.packs_a(usize::MAX, 2, 2), "no overflow");
+        assert_eq!(where_large.with_vw_cap(8).geometry().pack_a, PackA::Never, "a narrowed block does not pack");
         // Splits of K only while the work-groups leave cores idle, each at least 512 and KC deep
         // and 2^20 multiply-adds; the same whatever the device's atomic add.
         for add in [AtomicAdd::CompareAndSwap, AtomicAdd::Reduction] {

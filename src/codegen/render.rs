@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use sha2::{Digest, Sha256};
 
 use super::error::{Error, Result};
-use super::params::{Family, Variant};
+use super::params::{Family, PackA, Variant};
 
 /// The templates, by file name under `kernels/`, embedded so every consumer renders the same text.
 pub const TEMPLATES: &[(&str, &str)] = &[
@@ -62,29 +62,42 @@ pub fn render(variant: &Variant) -> Result<String> {
 /// A variant's OpenCL programs: `main`, and for KSPLIT = 0 or SK > 0 the `split` program (splits of
 /// K chosen per launch, or stream-K; atomic adds) that the host launches when it splits; `main` is
 /// then the program of the same variant with KSPLIT = 1 and SK = 0, which runs the launches it does
-/// not split exactly as that variant. The panel family has `main` alone, which takes the splits of K
-/// as an argument.
+/// not split exactly as that variant. The panel family takes the splits of K as an argument of
+/// `main`; with PA = 2, `main` is its PA = 1 program and `unpacked` its PA = 0 one, for the
+/// launches too small to pack A.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Sources {
     /// The program every launch without split-K runs.
     pub main: String,
     /// The split-K program of a KSPLIT = 0 variant, or the stream-K program of an SK > 0 one.
     pub split: Option<String>,
+    /// The program of a PA = 2 panel variant's launches that do not pack A.
+    pub unpacked: Option<String>,
 }
 
 /// Renders a variant's programs (see [`Sources`]).
 pub fn render_sources(variant: &Variant) -> Result<Sources> {
     let geometry = variant.geometry();
-    // The panel family's one program takes the splits of K as an argument.
-    if variant.family == Family::Panel || (geometry.k_splits != 0 && geometry.stream_k == 0) {
-        return Ok(Sources { main: render(variant)?, split: None });
+    if variant.family == Family::Panel {
+        if geometry.pack_a != PackA::WhereLarge {
+            return Ok(Sources { main: render(variant)?, split: None, unpacked: None });
+        }
+        let with_pa = |pa: u32| {
+            let mut v = variant.clone();
+            v.params.insert("PA".into(), pa);
+            render(&v)
+        };
+        return Ok(Sources { main: with_pa(1)?, split: None, unpacked: Some(with_pa(0)?) });
+    }
+    if geometry.k_splits != 0 && geometry.stream_k == 0 {
+        return Ok(Sources { main: render(variant)?, split: None, unpacked: None });
     }
     let mut unsplit = variant.clone();
     unsplit.params.insert("KSPLIT".into(), 1);
     if variant.family == Family::Xgemm {
         unsplit.params.insert("SK".into(), 0);
     }
-    Ok(Sources { main: render(&unsplit)?, split: Some(render(variant)?) })
+    Ok(Sources { main: render(&unsplit)?, split: Some(render(variant)?), unpacked: None })
 }
 
 /// The source of the helper program (C = beta * C, used when alpha = 0 or K = 0).
@@ -188,6 +201,23 @@ mod tests {
         let split = stream.split.unwrap();
         assert!(split.contains("while (end > begin)") && split.contains("const bool adds = kb != 0;"));
         assert!(split.contains("__kernel void scale_c"), "compare-and-swap devices scale C first");
+    }
+
+    #[test]
+    fn packing_only_large_launches_adds_an_unpacked_program() {
+        let panel = |pa: u32| {
+            Variant::new(
+                Family::Panel,
+                &[("VW", 16), ("MV", 4), ("NR", 4), ("LM", 1), ("LN", 16), ("KC", 256), ("PA", pa)],
+            )
+        };
+        let sources = render_sources(&panel(2)).unwrap();
+        assert_eq!(sources.main, render(&panel(1)).unwrap(), "large launches run the PA = 1 program");
+        assert_eq!(sources.unpacked, Some(render(&panel(0)).unwrap()), "the others the PA = 0 one");
+        assert_eq!(sources.split, None);
+        for pa in [0, 1] {
+            assert_eq!(render_sources(&panel(pa)).unwrap().unpacked, None);
+        }
     }
 
     #[test]
