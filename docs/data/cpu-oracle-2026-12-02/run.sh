@@ -8,13 +8,14 @@
 # Usage: bash docs/data/cpu-oracle-2026-12-02/run.sh [sweep]   (after cargo build --release --features tune)
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
-dir=docs/data/cpu-oracle-2026-12-02
+dir=${DIR:-docs/data/cpu-oracle-2026-12-02}  # DIR: another folder for the runs and the report (the pool stays here)
+pool=docs/data/cpu-oracle-2026-12-02/pool.jsonl.gz
 export POCL_AFFINITY=1
 if [ "${1:-}" = sweep ]; then
   for run in 1 2; do
     [ -f $dir/run$run.jsonl.gz ] && continue
     target/release/fewfit sweep --device cpu --shapes variants/shapes/unseen.txt --max-flops 5e9 --sample 0 \
-      --no-shipped --repeats 10 --machine "$(hostname)-cpu-oracle-$run" --variants-from $dir/pool.jsonl.gz \
+      --no-shipped --repeats 10 --machine "$(hostname)-cpu-oracle-$run" --variants-from $pool \
       --interleave --quiet --out $dir/run$run.jsonl
     gzip -f $dir/run$run.jsonl
   done

@@ -1,34 +1,9 @@
 #!/usr/bin/env bash
 # Issue 4's CPU measure against an oracle on another CPU (this session's 2-core Intel Xeon VM,
-# family 6 model 207, AVX-512, PoCL 3.1): docs/data/cpu-oracle-2026-12-02/run.sh's pool of CPU
-# blocks (the set's four, the PA = 0 twin of its A-packing block among the rest) on the held-out
-# network shapes of at most 5 GFLOP (variants/shapes/unseen.txt), each shape's blocks timed in
-# rounds, 10 repeats, two runs; then the same report as that script.
+# family 6 model 207, AVX-512, PoCL 3.1), 2026-12-02 16:20 UTC, with the set before PA = 2:
+# docs/data/cpu-oracle-2026-12-02/run.sh (its pool of 21 CPU blocks on the held-out network shapes
+# of at most 5 GFLOP, in rounds, 10 repeats, two runs) with its runs and report in this folder.
 # Usage: bash docs/data/cpu-oracle-emr-2026-12-02/run.sh [sweep]   (after cargo build --release --features tune)
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
-dir=docs/data/cpu-oracle-emr-2026-12-02
-pool=docs/data/cpu-oracle-2026-12-02/pool.jsonl.gz
-export POCL_AFFINITY=1
-if [ "${1:-}" = sweep ]; then
-  for run in 1 2; do
-    [ -f $dir/run$run.jsonl.gz ] && continue
-    target/release/fewfit sweep --device cpu --shapes variants/shapes/unseen.txt --max-flops 5e9 --sample 0 \
-      --no-shipped --repeats 10 --machine "$(hostname)-cpu-oracle-$run" --variants-from $pool \
-      --interleave --quiet --out $dir/run$run.jsonl
-    gzip -f $dir/run$run.jsonl
-  done
-fi
-{
-  target/release/fewfit evaluate --data $dir/run1.jsonl.gz --per-shape > $dir/picks.tsv
-  for run in 1 2; do
-    echo "== run $run: the cpu tree (best of the set) against the pool's fastest, by the median"
-    target/release/fewfit evaluate --data $dir/run$run.jsonl.gz | tail -3
-  done
-  for stat in min_ms median_ms; do
-    echo "== by $stat: the tree's picks in each run, then the noise floor"
-    python3 scripts/noise_floor.py --statistic $stat --picks $dir/picks.tsv $dir/run1.jsonl.gz $dir/run2.jsonl.gz
-    python3 scripts/noise_floor.py --statistic $stat $dir/run1.jsonl.gz $dir/run2.jsonl.gz
-  done
-} > $dir/results.txt 2>&1
-cat $dir/results.txt
+DIR=docs/data/cpu-oracle-emr-2026-12-02 bash docs/data/cpu-oracle-2026-12-02/run.sh "$@"
