@@ -157,6 +157,15 @@ impl DeviceInfo {
     pub fn vw_cap(&self, precision: Precision) -> Option<u32> {
         self.cpu_vector_lanes.map(|lanes| crate::codegen::vw_cap(lanes[precision as usize]))
     }
+
+    /// A variant as this device runs it in `precision`: a CPU narrows the panel family's VW to its
+    /// [`DeviceInfo::vw_cap`] (and such a block does not pack A); other variants are unchanged.
+    pub fn runs(&self, variant: &crate::codegen::Variant, precision: Precision) -> crate::codegen::Variant {
+        match self.vw_cap(precision) {
+            Some(cap) => variant.with_vw_cap(cap),
+            None => variant.clone(),
+        }
+    }
 }
 
 /// Whether `elements` values of `element_bytes` each fit in one buffer of at most `max_alloc_bytes`

@@ -200,10 +200,7 @@ impl CompiledVariant {
         let unavailable = |reason: String| Error::Unavailable { what: format!("variant {id}"), reason };
         let info = &engine.info;
         // The variant as the device runs it (a CPU narrows the panel family's VW).
-        let variant = &match info.vw_cap(precision) {
-            Some(cap) => variant.with_vw_cap(cap),
-            None => variant.clone(),
-        };
+        let variant = &info.runs(variant, precision);
         if variant.work_group_size() > info.max_work_group_size {
             return Err(unavailable(format!(
                 "work-group of {} exceeds the device's {}",

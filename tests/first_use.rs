@@ -18,13 +18,8 @@ fn programs_built() -> u64 {
 /// if it has one, plus its PA = 0 program if it packs A only in large launches there (a device that
 /// narrows the block does not pack).
 fn programs_of(device: &fewfit::DefaultDevice, ids: &[VariantId]) -> u64 {
-    let packs_where_large = |id: &VariantId| {
-        let variant = match device.info.vw_cap(Precision::F32) {
-            Some(cap) => id.variant().with_vw_cap(cap),
-            None => id.variant(),
-        };
-        variant.geometry().pack_a == PackA::WhereLarge
-    };
+    let packs_where_large =
+        |id: &VariantId| device.info.runs(&id.variant(), Precision::F32).geometry().pack_a == PackA::WhereLarge;
     ids.iter().map(|id| 1 + id.info().split_source.is_some() as u64 + packs_where_large(id) as u64).sum()
 }
 

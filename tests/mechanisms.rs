@@ -12,7 +12,7 @@ mod common;
 
 use common::*;
 use fewfit::codegen::{Family, Variant};
-use fewfit::{CompiledVariant, DefaultDevice, Engine, GemmSpec, Layout, Precision, Transpose};
+use fewfit::{CompiledVariant, DefaultDevice, GemmSpec, Layout, Precision, Transpose};
 
 const LAYOUTS: [Layout; 2] = [Layout::RowMajor, Layout::ColumnMajor];
 const TRANSPOSES: [(Transpose, Transpose); 4] = [
@@ -184,19 +184,6 @@ fn panel(vw: u32, mv: u32, nr: u32, lm: u32, ln: u32, kc: u32, pa: u32) -> Varia
     Variant::new(Family::Panel, &[("VW", vw), ("MV", mv), ("NR", nr), ("LM", lm), ("LN", ln), ("KC", kc), ("PA", pa)])
 }
 
-fn build(device: &DefaultDevice, v: &Variant, precision: Precision) -> Option<CompiledVariant> {
-    assert_eq!(v.validate(), Ok(()), "{}", v.id());
-    let engine = Engine::for_queue(device.queue.get()).unwrap();
-    match CompiledVariant::build(&engine, v, precision) {
-        Ok(c) => Some(c),
-        Err(e @ fewfit::Error::Unavailable { .. }) => {
-            eprintln!("Skipping {}: {e}", v.id());
-            None
-        }
-        Err(e) => panic!("{}: {e}", v.id()),
-    }
-}
-
 /// Runs one GEMM on a built variant and checks it ([`check_call`]).
 fn run_case<T: TestElement>(
     device: &DefaultDevice,
@@ -216,7 +203,7 @@ fn all_cases<T: TestElement>(shapes: &[(usize, usize, usize)]) {
     let mut failures = Vec::new();
     let mut runs = 0;
     for v in variants() {
-        let Some(compiled) = build(device, &v, T::PRECISION) else { continue };
+        let Some(compiled) = build_variant(device, &v, T::PRECISION) else { continue };
         for layout in LAYOUTS {
             for (ta, tb) in TRANSPOSES {
                 for (s, &(m, n, k)) in shapes.iter().enumerate() {
@@ -257,7 +244,7 @@ fn new_mechanisms_run_strided_batches() {
     let Some(device) = device() else { return };
     let (m, n, k, count) = (19, 23, 290, 5);
     for v in variants() {
-        let Some(compiled) = build(device, &v, Precision::F32) else { continue };
+        let Some(compiled) = build_variant(device, &v, Precision::F32) else { continue };
         // C's items apart (a stride past one item's span), or interleaved in the gaps between
         // each other's lines, as the heads of a row-major attention output ([tokens, heads x dim]).
         for (layout, interleaved) in LAYOUTS.into_iter().flat_map(|l| [(l, false), (l, true)]) {
@@ -312,7 +299,7 @@ fn split_k_waits_for_the_callers_events_and_its_event_covers_the_scale() {
         ("panel", panel(16, 1, 12, 4, 1, 256, 0), 30000),
     ];
     for (name, variant, k) in cases {
-        let Some(compiled) = build(device, &variant, Precision::F32) else { return };
+        let Some(compiled) = build_variant(device, &variant, Precision::F32) else { return };
         let spec = GemmSpec::row_major(9, 11, k);
         let a = random::<f32>(9 * k, 1);
         let b = random::<f32>(k * 11, 2);

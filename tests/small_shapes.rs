@@ -9,7 +9,7 @@ mod common;
 
 use common::*;
 use fewfit::codegen::{Family, PackA};
-use fewfit::{CompiledVariant, Engine, GemmSpec, Layout, Precision, Selection, Transpose, VariantId};
+use fewfit::{GemmSpec, Layout, Precision, Selection, Transpose, VariantId};
 
 /// (layout, op(A), op(B), m, n, k, padded by [`with_padding`]).
 type Case = (Layout, Transpose, Transpose, usize, usize, usize, bool);
@@ -75,19 +75,11 @@ fn every_variant_on_small_edge_shapes_f32() {
 #[test]
 fn packing_programs_on_small_edge_shapes() {
     let Some(device) = device() else { return };
-    let engine = Engine::for_queue(device.queue.get()).unwrap();
     let packing = VariantId::ALL.into_iter().filter(|id| id.variant().geometry().pack_a == PackA::WhereLarge);
     for id in packing {
         let mut twin = id.variant();
         twin.params.insert("PA".into(), 1);
-        let compiled = match CompiledVariant::build(&engine, &twin, Precision::F32) {
-            Ok(compiled) => compiled,
-            Err(e @ fewfit::Error::Unavailable { .. }) => {
-                eprintln!("Skipping {}: {e}", twin.id());
-                continue;
-            }
-            Err(e) => panic!("{}: {e}", twin.id()),
-        };
+        let Some(compiled) = build_variant(device, &twin, Precision::F32) else { continue };
         check_cases::<f32>(&[&CASES[..], &PANEL_SPLIT_CASES[..]].concat(), |spec, alpha, beta, seed| {
             check_call(device, &spec, (alpha, beta), seed, compiled.id(), |a, b, c| {
                 compiled.enqueue_gemm(&device.queue, &spec, alpha, a, b, beta, c, &[])

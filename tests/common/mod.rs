@@ -2,7 +2,11 @@
 //! dimensions; seeded random data; per-precision tolerances; device buffers on the default device.
 #![allow(dead_code)]
 
-use fewfit::{gemm_with, DefaultDevice, Element, GemmSpec, Layout, Precision, Selection, Transpose, VariantId};
+use fewfit::codegen::Variant;
+use fewfit::{
+    gemm_with, CompiledVariant, DefaultDevice, Element, Engine, GemmSpec, Layout, Precision, Selection, Transpose,
+    VariantId,
+};
 use opencl3::event::Event;
 use opencl3::memory::{Buffer, CL_MEM_READ_WRITE};
 use opencl3::types::CL_BLOCKING;
@@ -268,4 +272,20 @@ pub fn check_strided_batch(
     event.wait().map_err(|e| e.to_string())?;
     let got = download(device, &c_buf, c0.len());
     check(&spec, &got, &c0, &expected).map_err(|e| format!("{id} batched: {e}"))
+}
+
+/// Builds any variant (shipped or not) for the test device, after checking that it is valid; None,
+/// with a line on stderr, where it is beyond the device's limits (`Error::Unavailable`); any other
+/// build error fails the test.
+pub fn build_variant(device: &DefaultDevice, v: &Variant, precision: Precision) -> Option<CompiledVariant> {
+    assert_eq!(v.validate(), Ok(()), "{}", v.id());
+    let engine = Engine::for_queue(device.queue.get()).unwrap();
+    match CompiledVariant::build(&engine, v, precision) {
+        Ok(c) => Some(c),
+        Err(e @ fewfit::Error::Unavailable { .. }) => {
+            eprintln!("Skipping {}: {e}", v.id());
+            None
+        }
+        Err(e) => panic!("{}: {e}", v.id()),
+    }
 }
