@@ -371,7 +371,10 @@ fn sweep_records_every_pair_then_resumes_without_measuring_again() {
     let t = tiny();
     assert_eq!(summary(&t.first), Summary { measured: PAIRS, invalid: 0, resumed: 0, left: 0 }, "{}", t.first.both());
     assert!(
-        t.first.stderr.contains(&format!("{VARIANTS} of {VARIANTS} valid variants x {} shapes", SHAPE_LIST.len())),
+        t.first.stderr.contains(&format!(
+            "{VARIANTS} variants ({VARIANTS} of the space's {VARIANTS} valid ones, 0 from the set and --variants-from) x {} shapes",
+            SHAPE_LIST.len()
+        )),
         "{}",
         t.first.both()
     );
@@ -627,10 +630,14 @@ fn near_best_judges_each_dataset_on_its_own() {
             .unwrap_or_else(|| panic!("{}", ran.both()))
             .to_string()
     };
-    assert!(named(&[&a]).contains(": 1 variants, none sampled"), "{}", named(&[&a]));
+    assert!(named(&[&a]).contains(": 1 variants (none sampled from the space, 1 from the set"), "{}", named(&[&a]));
     // Together: each file's winner, although `merge` refuses to join the two.
     fails(fewfit(dir).arg("merge").arg(&a).arg(&b).arg("--out").arg(dir.join("m.jsonl")));
-    assert!(named(&[&a, &b]).contains(": 2 variants, none sampled"), "{}", named(&[&a, &b]));
+    assert!(
+        named(&[&a, &b]).contains(": 2 variants (none sampled from the space, 2 from the set"),
+        "{}",
+        named(&[&a, &b])
+    );
 }
 
 #[test]

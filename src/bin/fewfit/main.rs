@@ -639,21 +639,23 @@ fn run_sweep(args: &SweepArgs) -> Result<()> {
             .collect();
         std::iter::once(v).chain(copies)
     });
+    let sampled = variants.len();
     for v in shipped.chain(with_copies) {
         if fewfit::tuner::space::fits(&v, &limits) && !variants.contains(&v) {
             variants.push(v);
         }
     }
     let of_space = match space_size {
-        Some(n) => format!("of {n} valid variants"),
-        None => "variants, none sampled from the space".to_string(),
+        Some(n) => format!("{sampled} of the space's {n} valid ones"),
+        None => "none sampled from the space".to_string(),
     };
     eprintln!(
-        "sweep: {} on {} ({}): {} {of_space} x {} shapes, shard {}/{}",
+        "sweep: {} on {} ({}): {} variants ({of_space}, {} from the set and --variants-from) x {} shapes, shard {}/{}",
         args.precision,
         device.info.name,
         device.info.class.name(),
         variants.len(),
+        variants.len() - sampled,
         shapes.len(),
         shard.index,
         shard.count
