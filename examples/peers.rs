@@ -226,6 +226,16 @@ fn load_peer<F>(names: &[&str], symbol: &[u8]) -> Result<Peer<F>, String> {
     Err(why.join("; "))
 }
 
+/// The core whose kernels the loaded OpenBLAS `library` runs (`openblas_get_corename`), where it has
+/// that function.
+fn openblas_core(library: &str) -> Option<String> {
+    type CoreName = unsafe extern "C" fn() -> *const std::ffi::c_char;
+    let peer = load_peer::<CoreName>(&[library], b"openblas_get_corename\0").ok()?;
+    // SAFETY: OpenBLAS returns a pointer to a static NUL-terminated string (or null).
+    let name = unsafe { (peer.func)() };
+    (!name.is_null()).then(|| unsafe { std::ffi::CStr::from_ptr(name) }.to_string_lossy().trim().to_string())
+}
+
 /// Reads "M N K" lines; `#` starts a comment.
 fn read_shapes(path: &Path) -> Res<Vec<(usize, usize, usize)>> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -528,7 +538,16 @@ fn main() -> Res<()> {
     let openblas = if info.class == DeviceClass::Cpu {
         let peer = load_peer::<CblasSgemm>(&["libopenblas.so.0", "libopenblas.so"], b"cblas_sgemm\0");
         match &peer {
-            Ok(p) => println!("OpenBLAS: {} (cblas_sgemm on host memory)", p.name),
+            Ok(p) => {
+                let core = openblas_core(&p.name).unwrap_or_else(|| "unknown".into());
+                println!("OpenBLAS: {} (cblas_sgemm on host memory), kernels for core {core}", p.name);
+                if core.eq_ignore_ascii_case("prescott") {
+                    println!(
+                        "OpenBLAS: WARNING: Prescott is its generic SSE3 fallback for a CPU model it does not know; \
+                         set OPENBLAS_CORETYPE to the kernels this CPU runs (SkylakeX or Cooperlake for AVX-512, Haswell for AVX2) to time the peer at its best"
+                    );
+                }
+            }
             Err(why) => println!("OpenBLAS: NOT LOADED, column left empty ({why})"),
         }
         peer.ok()
