@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # What a `cpu` tree that knew the core count could gain, bounded offline: `fewfit train --class cpu`
 # on the 16-core Xeon's records of the set's four CPU blocks alone (403 training and tree-only
-# network shapes), into scratch copies of the trees, from three record sets: the run of 02:38 UTC
+# network shapes), into scratch copies of the trees, from each of five runs: that of 02:38 UTC
 # (docs/data/cpu-tree-retrain-2026-12-02/xeon-{train,trees}, the A-packing block's PA = 1 records
-# renamed to the set's PA = 2 block), this folder's run of 21:05 UTC with the PA = 2 block itself
-# (device.sh: xeon16-{train,trees}), and both. Then `fewfit evaluate` of each tree and of the
+# renamed to the set's PA = 2 block) and four of 21:05-21:12 UTC with the PA = 2 block itself
+# (device.sh: xeon16-{train,trees}[-r2|-r3|-r4]), then from those four together. Then `fewfit evaluate` of each tree and of the
 # shipped one on the held-out network shapes against the 22-block pool's fastest, on the Xeon and
 # on this session's 2-core Emerald Rapids VM (docs/data/pa-where-large-2026-12-02, two runs each).
 # Nothing is measured here; no tree is shipped.
@@ -32,15 +32,18 @@ judge() {  # LABEL ROOT
   done
 }
 judge "the shipped cpu tree" .
-for records in 02:38 21:05 both; do
-  case $records in
-    02:38) data=("$scratch/xeon-train.jsonl.gz" "$scratch/xeon-trees.jsonl.gz") ;;
-    21:05) data=($dir/xeon16-train.jsonl.gz $dir/xeon16-trees.jsonl.gz) ;;
-    both) data=("$scratch/xeon-train.jsonl.gz" "$scratch/xeon-trees.jsonl.gz" $dir/xeon16-train.jsonl.gz $dir/xeon16-trees.jsonl.gz) ;;
-  esac
+# The Xeon's runs: 02:38 UTC (renamed records), then device.sh's four of 21:05-21:12 UTC (r1 unnamed).
+runs=("02:38:$scratch/xeon-train.jsonl.gz $scratch/xeon-trees.jsonl.gz")
+for run in r1 r2 r3 r4; do
+  suffix=${run/r1/}; suffix=${suffix:+-$suffix}
+  runs+=("$run:$dir/xeon16-train$suffix.jsonl.gz $dir/xeon16-trees$suffix.jsonl.gz")
+done
+runs+=("r1-r4:$(ls $dir/xeon16-tr*.jsonl.gz | tr '\n' ' ')")
+for entry in "${runs[@]}"; do
+  records=${entry%%:*}; records=${records/02/02:38}; read -ra data <<< "${entry#*:}"
+  [ "$records" = "02:38" ] && read -ra data <<< "${entry#02:38:}"
   root=$scratch/$records && mkdir -p "$root/variants" && cp -r selector "$root/" && cp variants/selected.json "$root/variants/"
-  label="a cpu tree trained on the Xeon's records alone, $records"
-  [ $records = both ] && label="$label runs" || label="$label UTC run"
+  label="a cpu tree trained on the Xeon's records alone: run $records"
   echo "-- training: $("$fewfit" train --class cpu --out "$root/selector/cpu.json" --shape-weights variants/shapes/weights.txt \
     --data "${data[@]}" 2>&1 | tail -1 | sed 's/^ *//')"
   judge "$label" "$root"
