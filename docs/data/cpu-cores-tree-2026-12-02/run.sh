@@ -32,19 +32,16 @@ judge() {  # LABEL ROOT
   done
 }
 judge "the shipped cpu tree" .
-# The Xeon's runs: 02:38 UTC (renamed records), then device.sh's four of 21:05-21:12 UTC (r1 unnamed).
-runs=("02:38:$scratch/xeon-train.jsonl.gz $scratch/xeon-trees.jsonl.gz")
-for run in r1 r2 r3 r4; do
-  suffix=${run/r1/}; suffix=${suffix:+-$suffix}
-  runs+=("$run:$dir/xeon16-train$suffix.jsonl.gz $dir/xeon16-trees$suffix.jsonl.gz")
+# retrain LABEL RECORDS...: a scratch copy of the trees whose `cpu` tree is trained on RECORDS, judged.
+retrain() {
+  local root=$scratch/$1; mkdir -p "$root/variants" && cp -r selector "$root/" && cp variants/selected.json "$root/variants/"
+  local fit; fit=$("$fewfit" train --class cpu --out "$root/selector/cpu.json" --shape-weights variants/shapes/weights.txt \
+    --data "${@:2}" 2>&1 | tail -1 | sed 's/^ *//')
+  judge "a cpu tree trained on the Xeon's records alone, $1 ($fit)" "$root"
+}
+retrain "run of 02:38 UTC" "$scratch"/xeon-{train,trees}.jsonl.gz
+retrain "run r1 of 21:05 UTC" $dir/xeon16-{train,trees}.jsonl.gz
+for run in r2 r3 r4; do
+  retrain "run $run" $dir/xeon16-{train,trees}-$run.jsonl.gz
 done
-runs+=("r1-r4:$(ls $dir/xeon16-tr*.jsonl.gz | tr '\n' ' ')")
-for entry in "${runs[@]}"; do
-  records=${entry%%:*}; records=${records/02/02:38}; read -ra data <<< "${entry#*:}"
-  [ "$records" = "02:38" ] && read -ra data <<< "${entry#02:38:}"
-  root=$scratch/$records && mkdir -p "$root/variants" && cp -r selector "$root/" && cp variants/selected.json "$root/variants/"
-  label="a cpu tree trained on the Xeon's records alone: run $records"
-  echo "-- training: $("$fewfit" train --class cpu --out "$root/selector/cpu.json" --shape-weights variants/shapes/weights.txt \
-    --data "${data[@]}" 2>&1 | tail -1 | sed 's/^ *//')"
-  judge "$label" "$root"
-done
+retrain "runs r1-r4" $dir/xeon16-tr*.jsonl.gz
