@@ -198,7 +198,8 @@ impl GemmSpec {
         self.stored(self.m, self.n, Transpose::No)
     }
 
-    /// The features of the kernel's view of this problem (what the selector trees see).
+    /// The features of the kernel's view of this problem (what the selector trees see, less the
+    /// device's compute units: [`ShapeFeatures::with_compute_units`]).
     pub fn kernel_features(&self) -> ShapeFeatures {
         let (m, n) =
             crate::codegen::features::kernel_dims(self.layout == Layout::RowMajor, self.m as u64, self.n as u64);
@@ -553,7 +554,9 @@ pub(crate) unsafe fn enqueue_checked<T: Element>(
         return engine.enqueue_scale(queue, &problem, beta, wait, want_event);
     }
     let id = match selection {
-        Selection::Auto => engine.info.class.selector()(&problem.features()),
+        Selection::Auto => {
+            engine.info.class.selector()(&problem.features().with_compute_units(engine.info.compute_units as u64))
+        }
         Selection::Forced(id) => id,
     };
     engine.enqueue_variant(queue, id, &problem, alpha, beta, wait, want_event)
@@ -619,7 +622,7 @@ pub fn gemm_with<T: Element>(
 /// The variant a call would run on a queue's device (after fallback), without running it.
 pub fn chosen_variant<T: Element>(queue: &CommandQueue, spec: &GemmSpec) -> Result<VariantId> {
     let engine = Engine::for_queue(queue.get())?;
-    let id = engine.info.class.selector()(&spec.kernel_features());
+    let id = engine.info.class.selector()(&spec.kernel_features().with_compute_units(engine.info.compute_units as u64));
     engine.resolve(id, T::PRECISION)
 }
 

@@ -46,6 +46,11 @@ pub struct ShapeFeatures {
     /// Kernels that copy slices as stored, and the direct kernel, run at other speeds when an
     /// operand is contiguous along K.
     pub operands_along_k: u64,
+    /// The device's compute units (`CL_DEVICE_MAX_COMPUTE_UNITS`: a CPU's cores or threads, a GPU's
+    /// SMs or CUs), 0 where unknown. A CPU of 16 cores wants other blocks than one of 2 for the
+    /// same shape (fewer, larger launches fill it); trees trained on one kind of device never split
+    /// on it, and the `default` tree is trained with it unknown.
+    pub compute_units: u64,
 }
 
 /// Tiles of `t`×`t` covering an `m`×`n` C: ⌈m/t⌉·⌈n/t⌉.
@@ -55,7 +60,7 @@ fn tiles(m: u64, n: u64, t: u64) -> u64 {
 
 impl ShapeFeatures {
     /// The number of features.
-    pub const COUNT: usize = 15;
+    pub const COUNT: usize = 16;
 
     /// The names of the features, in a stable order: the names trees may split on.
     pub const NAMES: [&'static str; Self::COUNT] = [
@@ -74,10 +79,12 @@ impl ShapeFeatures {
         "area_128_per_64_1024",
         "area_64_per_32_1024",
         "operands_along_k",
+        "compute_units",
     ];
 
-    /// The features of an M×N×K problem stored as NN (one operand contiguous along K); see
-    /// [`ShapeFeatures::with_operands_along_k`] for other layouts.
+    /// The features of an M×N×K problem stored as NN (one operand contiguous along K), on a device
+    /// of unknown size; see [`ShapeFeatures::with_operands_along_k`] for other layouts and
+    /// [`ShapeFeatures::with_compute_units`] for the device.
     pub fn new(m: u64, n: u64, k: u64) -> ShapeFeatures {
         let mn = m.saturating_mul(n);
         let (tiles_128, tiles_64, tiles_32) = (tiles(m, n, 128), tiles(m, n, 64), tiles(m, n, 32));
@@ -97,12 +104,18 @@ impl ShapeFeatures {
             area_128_per_64_1024: tiles_128.saturating_mul(4096) / tiles_64.max(1),
             area_64_per_32_1024: tiles_64.saturating_mul(4096) / tiles_32.max(1),
             operands_along_k: 1,
+            compute_units: 0,
         }
     }
 
     /// The same problem with `count` operands (0-2) stored contiguous along K.
     pub fn with_operands_along_k(self, count: u64) -> ShapeFeatures {
         ShapeFeatures { operands_along_k: count, ..self }
+    }
+
+    /// The same problem on a device of `count` compute units (0: unknown).
+    pub fn with_compute_units(self, count: u64) -> ShapeFeatures {
+        ShapeFeatures { compute_units: count, ..self }
     }
 
     /// The features in the order of [`ShapeFeatures::NAMES`].
@@ -123,6 +136,7 @@ impl ShapeFeatures {
             self.area_128_per_64_1024,
             self.area_64_per_32_1024,
             self.operands_along_k,
+            self.compute_units,
         ]
     }
 
@@ -198,6 +212,15 @@ mod tests {
         let nt = f.with_operands_along_k(2);
         assert_eq!(nt.get("operands_along_k"), Some(2));
         assert_eq!(ShapeFeatures { operands_along_k: 1, ..nt }, f);
+    }
+
+    #[test]
+    fn compute_units_default_to_unknown() {
+        let f = ShapeFeatures::new(8, 4096, 4096);
+        assert_eq!(f.compute_units, 0);
+        let xeon = f.with_compute_units(16);
+        assert_eq!(xeon.get("compute_units"), Some(16));
+        assert_eq!(xeon.with_compute_units(0), f);
     }
 
     #[test]

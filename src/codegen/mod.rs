@@ -37,6 +37,13 @@ pub fn trains(tree_class: &str, data_class: &str) -> bool {
     }
 }
 
+/// Whether the tree of class `tree_class` sees the device's compute units: all but `default`, which
+/// serves devices of any kind and size, so that a split on its training devices' sizes (a 2-core
+/// CPU's, an H200's) would send an unknown device by its size to another kind's picks.
+pub fn sees_compute_units(tree_class: &str) -> bool {
+    tree_class != "default"
+}
+
 /// The largest number of variants a shipped set may hold.
 pub const MAX_SELECTED: usize = 12;
 
@@ -288,6 +295,12 @@ mod tests {
         // Other GPUs learn from every GPU, never from a CPU; `default` learns from every device.
         assert!(trains("gpu", "nvidia-gpu") && trains("gpu", "gpu") && !trains("gpu", "cpu"));
         assert!(CLASSES.iter().all(|c| trains("default", c)));
+    }
+
+    #[test]
+    fn only_the_default_tree_is_blind_to_device_size() {
+        assert!(!sees_compute_units("default"));
+        assert!(CLASSES.iter().filter(|&&c| c != "default").all(|c| sees_compute_units(c)));
     }
 
     #[test]

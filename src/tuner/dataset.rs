@@ -33,6 +33,10 @@ pub struct DeviceRecord {
     /// trees see the layout as a feature ([`DeviceRecord::operands_along_k`]). Absent: NN.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub layout: Option<String>,
+    /// `CL_DEVICE_MAX_COMPUTE_UNITS`, which trees see as the feature `compute_units`. Absent in
+    /// records of tools that do not report it; the feature then reads 0 (unknown).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compute_units: Option<u32>,
 }
 
 impl DeviceRecord {
@@ -440,11 +444,14 @@ impl Matrix {
         self.time.get(row).map_or(f64::INFINITY, |r| r.iter().copied().fold(f64::INFINITY, f64::min))
     }
 
-    /// The features a selector tree sees for a problem row: its shape in its device's layout.
+    /// The features a selector tree sees for a problem row: its shape in its device's layout, on
+    /// its device's compute units.
     pub fn kernel_features(&self, row: usize) -> crate::codegen::ShapeFeatures {
         let problem = &self.problems[row];
-        let along_k = self.devices[problem.device].operands_along_k().unwrap_or(1); // checked on load
-        problem.shape.kernel_features().with_operands_along_k(along_k)
+        let device = &self.devices[problem.device];
+        let along_k = device.operands_along_k().unwrap_or(1); // checked on load
+        let compute_units = device.compute_units.map_or(0, u64::from);
+        problem.shape.kernel_features().with_operands_along_k(along_k).with_compute_units(compute_units)
     }
 
     /// The rows of problems on devices whose data trains the tree of `tree_class`
@@ -480,6 +487,7 @@ mod tests {
                 class: "cpu".into(),
                 machine: None,
                 layout: None,
+                compute_units: None,
             },
             m,
             n: 8,

@@ -21,6 +21,9 @@ struct ClblastTuning {
     device_vendor: String,
     device_type: String,
     platform_version: String,
+    /// Absent in files of older tuners.
+    #[serde(default)]
+    device_compute_units: Option<String>,
     results: Vec<ClblastResult>,
 }
 
@@ -75,6 +78,12 @@ pub fn clblast_tuner(path: &Path) -> Result<Vec<Record>> {
         class: class.to_string(),
         machine: None,
         layout: None,
+        compute_units: match tuning.device_compute_units.as_deref().map(str::trim) {
+            None | Some("") => None,
+            Some(units) => {
+                Some(units.parse().map_err(|_| parse(format!("device_compute_units: `{units}` is not a count")))?)
+            }
+        },
     };
     let mut records = Vec::new();
     for (i, r) in tuning.results.into_iter().enumerate() {
@@ -113,6 +122,7 @@ mod tests {
         let r = &records[0];
         assert_eq!((r.m, r.n, r.k), (1024, 1024, 1024));
         assert_eq!(r.device.class, "nvidia-gpu");
+        assert_eq!(r.device.compute_units, Some(132));
         assert_eq!(r.variant.kernel, "clblast-xgemm_1-xgemm");
         assert!(!r.variant.params.contains_key("PRECISION"));
         assert_eq!(r.times.unwrap().median_ms, 0.248);

@@ -929,6 +929,7 @@ pub(crate) mod tests {
                     class: c.to_string(),
                     machine: None,
                     layout: None,
+                    compute_units: None,
                 })
                 .collect(),
             problems: problems.iter().map(|&(device, m, n, k)| Problem { device, shape: Shape { m, n, k } }).collect(),

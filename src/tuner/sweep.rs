@@ -236,6 +236,7 @@ pub fn device_record(device: &DefaultDevice, plan: &Plan) -> DeviceRecord {
         class: device.info.class.name().to_string(),
         machine: plan.machine.clone(),
         layout: layout.map(String::from),
+        compute_units: u32::try_from(device.info.compute_units).ok(),
     }
 }
 

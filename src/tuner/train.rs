@@ -24,7 +24,7 @@ use rayon::prelude::*;
 use super::dataset::{Matrix, Shape};
 use super::error::{Error, Result};
 use crate::codegen::tree::{Node, Tree};
-use crate::codegen::ShapeFeatures;
+use crate::codegen::{sees_compute_units, ShapeFeatures};
 
 /// In cross-validation a failed pick (the configuration did not run there) counts as this slowdown.
 pub const FAIL_PENALTY: f64 = 10.0;
@@ -265,7 +265,7 @@ pub fn train(
             _ => {}
         }
     }
-    let matrix = &failed_where_class_never_ran(matrix);
+    let matrix = &failed_where_class_never_ran(&without_compute_units_unless_seen(matrix, class));
     let mut layouts: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
     for &row in rows {
         if row >= matrix.problems.len() {
@@ -420,6 +420,16 @@ fn failed_where_class_never_ran(matrix: &Matrix) -> Matrix {
     marked
 }
 
+/// The matrix with its devices' compute units unknown where the tree of `class` does not see them
+/// ([`sees_compute_units`]), so that it never splits on them.
+fn without_compute_units_unless_seen(matrix: &Matrix, class: &str) -> Matrix {
+    let mut seen = matrix.clone();
+    if !sees_compute_units(class) {
+        seen.devices.iter_mut().for_each(|d| d.compute_units = None);
+    }
+    seen
+}
+
 /// The configuration a tree picks for a problem's features, as a column index (`None` when the
 /// leaf names a configuration that is not among `selected`).
 pub fn pick(matrix: &Matrix, tree: &Tree, features: &ShapeFeatures, selected: &[usize]) -> Option<usize> {
@@ -427,8 +437,9 @@ pub fn pick(matrix: &Matrix, tree: &Tree, features: &ShapeFeatures, selected: &[
     selected.iter().copied().find(|&v| matrix.configs[v].id() == id)
 }
 
-/// A shape in one layout: (shape, operands_along_k), the key of a training sample.
-type ShapeInLayout = (Shape, u64);
+/// A shape in one layout on devices of one size: (shape, operands_along_k, compute_units), the key
+/// of a training sample.
+type ShapeInLayout = (Shape, u64, u64);
 
 /// Groups rows by shape and layout and labels each group (with near-ties within `tolerance` resolved towards
 /// the configuration near-fastest on most shapes); returns the samples and the count of rows that
@@ -453,8 +464,9 @@ fn samples(
         };
         let covered = selected.iter().any(|&v| times.get(v).is_some_and(|t| t.is_finite()));
         if covered {
-            let along_k = matrix.kernel_features(row).operands_along_k;
-            by_shape.entry((matrix.problems[row].shape, along_k)).or_default().push(row);
+            let features = matrix.kernel_features(row);
+            let key = (matrix.problems[row].shape, features.operands_along_k, features.compute_units);
+            by_shape.entry(key).or_default().push(row);
         } else {
             unlabelled += 1;
         }
@@ -500,7 +512,7 @@ fn samples(
     }
     let mut samples: Vec<Sample> = near_fastest
         .into_iter()
-        .map(|((shape, _), rows, near)| {
+        .map(|((shape, ..), rows, near)| {
             let mut label = near[0];
             for &v in &near[1..] {
                 let (c, b) = (coverage[&v], coverage[&label]);
@@ -818,6 +830,34 @@ mod tests {
         let nn_rows: Vec<usize> = (0..20).collect();
         let nn = train(&m, &nn_rows, &[0, 1], "gpu", &TrainOptions::default()).unwrap();
         assert!(matches!(&nn.tree.root, Node::Leaf { .. }), "{:?}", nn.tree.root);
+    }
+
+    #[test]
+    fn the_device_size_is_a_feature_except_for_default() {
+        // The same 20 shapes on a CPU of 2 compute units and one of 16: config 0 wins every shape on
+        // the small one, config 1 every shape on the large one.
+        let shapes: Vec<(usize, u64, u64, u64)> = (1..=20u64).map(|m| (0, m * 7, 64, 64)).collect();
+        let problems: Vec<_> = shapes.iter().copied().chain(shapes.iter().map(|&(_, m, n, k)| (1, m, n, k))).collect();
+        let time = problems.iter().map(|p| if p.0 == 0 { vec![1.0, 2.0] } else { vec![2.0, 1.0] }).collect();
+        let mut m = toy(&[("small", "cpu"), ("large", "cpu")], &problems, time);
+        m.devices[0].compute_units = Some(2);
+        m.devices[1].compute_units = Some(16);
+        let rows: Vec<usize> = (0..m.problems.len()).collect();
+        let cpu = train(&m, &rows, &[0, 1], "cpu", &TrainOptions::default()).unwrap();
+        assert_eq!(cpu.fits[0].shapes, 40, "one sample per shape and device size");
+        assert!(
+            matches!(&cpu.tree.root, Node::Split { feature, .. } if feature == "compute_units"),
+            "{:?}",
+            cpu.tree.root
+        );
+        for &r in &rows {
+            assert_eq!(pick(&m, &cpu.tree, &m.kernel_features(r), &[0, 1]), Some(m.problems[r].device));
+        }
+        // `default` sees no device size: one sample per shape, and no split on it anywhere.
+        let default = train(&m, &rows, &[0, 1], "default", &TrainOptions::default()).unwrap();
+        assert_eq!(default.fits[0].shapes, 20);
+        let json = serde_json::to_string(&default.tree).unwrap();
+        assert!(!json.contains("compute_units"), "{json}");
     }
 
     #[test]
