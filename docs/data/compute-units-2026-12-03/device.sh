@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# On the lent GPU machine, its 16-core Xeon through the PoCL installed there (5.0), narrowed to CU
+# cores for each CU in $CUS: PoCL told to report and use CU compute units (POCL_CPU_MAX_CU_NUM) and
+# the process held to the first CU cores (taskset). On each, the sweep of
+# docs/data/cpu-cores-tree-2026-12-02/device.sh: the set's four CPU blocks as shipped (the A-packing
+# block with PA = 2) beside its PA = 1 twin, on the training and tree-only network shapes of at most
+# 5 GFLOP, each shape's blocks in rounds, 5 repeats. Training records of a `cpu` tree that sees the
+# feature `compute_units` at sizes between the 2-core VMs' and the 16-core Xeon's.
+# Outputs: $OUT/xeon-cu{CU}-{train,trees}.jsonl.gz.
+# Usage: CUS="4 8" [BUDGET=250] bash docs/data/compute-units-2026-12-03/device.sh   (carry .device/fewfit)
+set -uo pipefail
+cd "$(dirname "$0")/../../.."
+date -u; lscpu | grep -E "Model name|^CPU\(s\)|Thread|Core|Socket"
+export POCL_AFFINITY=1
+for cu in ${CUS:?}; do
+  export POCL_CPU_MAX_CU_NUM=$cu
+  echo "== $cu compute units: $(clinfo 2>/dev/null | grep -E "Device Name|Max compute units" | paste - - | grep -iv nvidia | tr -s ' ')"
+  for list in train:train trees:train-trees; do
+    name=xeon-cu$cu-${list%%:*}
+    taskset -c 0-$((cu - 1)) .device/fewfit sweep --device cpu --shapes variants/shapes/${list#*:}.txt --max-flops 5e9 \
+      --space docs/data/pa-where-large-2026-12-02/space-pa2.json --sample 1 --no-shipped --repeats 5 \
+      --machine gpu-host-xeon-$name --interleave --quiet --budget-secs "${BUDGET:-250}" \
+      --variants-from docs/data/cpu-interleave-2026-11-29/set-cpu.jsonl.gz --out /tmp/$name.jsonl 2>&1 | tail -2
+    gzip -9c /tmp/$name.jsonl > "$OUT/$name.jsonl.gz"; date -u
+  done
+done
