@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # On the lent GPU machine, its 16-core Xeon through the PoCL installed there (5.0), narrowed to CU
-# cores for each CU in $CUS: PoCL told to report and use CU compute units (POCL_CPU_MAX_CU_NUM) and
-# the process held to the first CU cores (taskset). On each, the sweep of
+# cores for each CU in $CUS: PoCL told to report and use CU compute units (POCL_MAX_PTHREAD_COUNT in
+# PoCL 5.0 and before, POCL_CPU_MAX_CU_NUM after) and the process held to the first CU cores
+# (taskset); a CU that PoCL does not report is skipped. On each, the sweep of
 # docs/data/cpu-cores-tree-2026-12-02/device.sh: the set's four CPU blocks as shipped (the A-packing
 # block with PA = 2) beside its PA = 1 twin, on the training and tree-only network shapes of at most
 # 5 GFLOP, each shape's blocks in rounds, 5 repeats. Training records of a `cpu` tree that sees the
@@ -13,8 +14,10 @@ cd "$(dirname "$0")/../../.."
 date -u; lscpu | grep -E "Model name|^CPU\(s\)|Thread|Core|Socket"
 export POCL_AFFINITY=1
 for cu in ${CUS:?}; do
-  export POCL_CPU_MAX_CU_NUM=$cu
-  echo "== $cu compute units: $(clinfo 2>/dev/null | grep -E "Device Name|Max compute units" | paste - - | grep -iv nvidia | tr -s ' ')"
+  export POCL_CPU_MAX_CU_NUM=$cu POCL_MAX_PTHREAD_COUNT=$cu
+  reported=$(taskset -c 0-$((cu - 1)) .device/fewfit devices | awk '$2 == "cpu" {print $3}')
+  echo "== $cu compute units asked, PoCL reports ${reported:-none}"
+  [ "$reported" = "$cu" ] || continue
   for list in train:train trees:train-trees; do
     name=xeon-cu$cu-${list%%:*}
     taskset -c 0-$((cu - 1)) .device/fewfit sweep --device cpu --shapes variants/shapes/${list#*:}.txt --max-flops 5e9 \

@@ -553,8 +553,8 @@ fn load_matrix(data: &[PathBuf]) -> Result<fewfit::tuner::dataset::Matrix> {
 
 fn devices() -> Result<()> {
     println!(
-        "{:<6} {:<12} {:>8} {:>10} {:>10} {:>5} {:>8}  name (vendor; driver)",
-        "index", "class", "max wg", "local KiB", "alloc MiB", "fp64", "VW cap"
+        "{:<6} {:<12} {:>5} {:>8} {:>10} {:>10} {:>5} {:>8}  name (vendor; driver)",
+        "index", "class", "CUs", "max wg", "local KiB", "alloc MiB", "fp64", "VW cap"
     );
     for (p, d, id) in list_devices()? {
         let info = DeviceInfo::query(id)?;
@@ -563,9 +563,10 @@ fn devices() -> Result<()> {
             _ => "-".into(),
         };
         println!(
-            "{:<6} {:<12} {:>8} {:>10} {:>10} {:>5} {:>8}  {} ({}; {})",
+            "{:<6} {:<12} {:>5} {:>8} {:>10} {:>10} {:>5} {:>8}  {} ({}; {})",
             format!("{p}:{d}"),
             info.class.name(),
+            info.compute_units,
             info.max_work_group_size,
             info.local_mem_bytes / 1024,
             info.max_alloc_bytes >> 20,
