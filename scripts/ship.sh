@@ -13,7 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --features tune --bin fewfit
 fewfit=target/release/fewfit
-subtree=$(mktemp --suffix .json); trap 'rm -f "$subtree"' EXIT
+subtree=$(mktemp --suffix .json); cpu_records=$(mktemp -d); trap 'rm -rf "$subtree" "$cpu_records"' EXIT
 # graft LAYOUT RECORDS TREE...: `fewfit train` on one run's H200 records of LAYOUT (the four training
 # lists of scripts/device/tree-data.sh, h200-RECORDS-*) put in place of that layout's subtree.
 graft() {
@@ -26,6 +26,21 @@ graft() {
 # shapes and the largest three times. --train-only: the set's variants alone on more shapes (8,879
 # (device, shape) problems in NN, 5,667 in row-major NT), which train the trees, not the selection.
 mapfile -t selection < <(grep -v '^#' variants/selection-data.txt)
+# The 16-core Xeon's records of the set's CPU blocks on 16, 8 and 4 cores (pocl5-xeon16-*-set-*),
+# which train the `cpu` tree's subtrees of those sizes (the tree feature `compute_units`). They
+# time the set as shipped, whose A-packing block is the PA = 2 twin that substitute_twin.py puts in
+# place of the PA = 0 block that `regenerate` selects; so they are passed under the PA = 0 name.
+python3 - "$cpu_records" variants/data/pocl5-xeon16-*set-*.jsonl.gz <<'PY'
+import gzip, json, os, sys
+for path in sys.argv[2:]:
+    with gzip.open(path, 'rt') as f, gzip.open(os.path.join(sys.argv[1], os.path.basename(path)), 'wt') as out:
+        for line in f:
+            r = json.loads(line)
+            p = r['variant']['params']
+            if r['variant']['kernel'] == 'panel' and p.get('PA') == 2:
+                p['PA'] = 0
+            out.write(json.dumps(r) + '\n')
+PY
 "$fewfit" regenerate \
     --data "${selection[@]}" \
     --holdout variants/data/h200-v2-unseen-f32.jsonl.gz variants/data/h200-v3-skinny-unseen-f32.jsonl.gz \
@@ -45,6 +60,7 @@ mapfile -t selection < <(grep -v '^#' variants/selection-data.txt)
                  variants/data/h100-nt-set-f32.jsonl.gz variants/data/h100-nt-trees-f32.jsonl.gz \
                  variants/data/h100-nt-tree-dense-f32.jsonl.gz \
                  variants/data/h100-tree-skinny-f32.jsonl.gz variants/data/h100-nt-tree-skinny-f32.jsonl.gz \
+                 "$cpu_records"/*.jsonl.gz \
     --shape-weights variants/shapes/weights.txt
 # The twins: the CPU block that packs A, then the GPU tiles' twins faster in row-major NT or TN.
 python3 scripts/substitute_twin.py panel_kc256_lm1_ln16_mv4_nr4_pa0_vw16 PA=2

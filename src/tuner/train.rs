@@ -2,8 +2,8 @@
 //! features, hyper-parameters chosen by k-fold cross-validation on geometric-mean slowdown,
 //! converted to the JSON tree of [`crate::codegen::tree`] with integer thresholds.
 //!
-//! Samples are shapes, not problems: the tree sees only the shape, so the devices of a class that
-//! measured a shape form one sample, labelled with the selected configuration of least summed log
+//! Samples are shapes, not problems: the tree sees only the shape and the device's size, so the
+//! devices of a class and of one size that measured a shape form one sample, labelled with the selected configuration of least summed log
 //! slowdown over them (fewest failures first), or, with soft labels ([`Labels::Soft`]), spread over
 //! every selected configuration by how close to the oracle it runs there. Features are `log2(v + 1)` of
 //! [`ShapeFeatures::values`], so a threshold falls at the geometric midpoint of two training
@@ -133,21 +133,23 @@ pub struct CvPoint {
 pub struct Trained {
     /// The tree, with training counts and leaf slowdowns filled in.
     pub tree: Tree,
-    /// The fit of each layout's subtree, in increasing `operands_along_k` (one where the rows hold
-    /// one layout).
+    /// The fit of each subtree of one layout and one device size, in increasing `operands_along_k`,
+    /// then `compute_units` (one where the rows hold one layout on devices of one size).
     pub fits: Vec<LayoutFit>,
     /// Problem rows left out because none of the selected configurations ran on them.
     pub unlabelled: usize,
 }
 
-/// The cross-validated fit of one layout's subtree.
+/// The cross-validated fit of the subtree of one layout on devices of one size.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LayoutFit {
     /// The layout's `operands_along_k` (1 for NN, 2 for row-major NT).
     pub operands_along_k: u64,
-    /// Training shapes of the layout.
+    /// The devices' `compute_units` (0: unknown, or not seen by the tree).
+    pub compute_units: u64,
+    /// Training shapes of the layout on those devices.
     pub shapes: usize,
-    /// The chosen grid point (refitted on all the layout's training shapes).
+    /// The chosen grid point (refitted on all the subtree's training shapes).
     pub chosen: CvPoint,
     /// Every grid point, in the order tried (simplest first).
     pub grid: Vec<CvPoint>,
@@ -163,10 +165,14 @@ impl LayoutFit {
 impl std::fmt::Display for LayoutFit {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let c = &self.chosen;
+        write!(f, "{} shapes with operands_along_k = {}", self.shapes, self.operands_along_k)?;
+        if self.compute_units > 0 {
+            write!(f, ", compute_units = {}", self.compute_units)?;
+        }
         write!(
             f,
-            "{} shapes with operands_along_k = {}: depth {}, min leaf {}, {:?} weights, {:?} labels, CV geomean slowdown {:.4}",
-            self.shapes, self.operands_along_k, c.max_depth, c.min_leaf, c.weighting, c.labels, c.slowdown
+            ": depth {}, min leaf {}, {:?} weights, {:?} labels, CV geomean slowdown {:.4}",
+            c.max_depth, c.min_leaf, c.weighting, c.labels, c.slowdown
         )
     }
 }
@@ -227,12 +233,15 @@ fn encoded(features: &ShapeFeatures) -> [f64; ShapeFeatures::COUNT] {
 
 /// Trains the tree of device class `class` on some problem rows (typically the training split's
 /// rows of that class; all classes' rows for `default`), choosing among the `selected`
-/// configurations (column indices). Rows of each layout (`operands_along_k`) train a subtree of
-/// their own, and splits on the layout join them at the root: the layouts' fastest variants
-/// differ on many shapes, but greedy splits on shape features alone never reach the layout (a tree
-/// grown on NN and NT rows together split on it nowhere, and fitted both worse). A layout without
-/// rows goes to the subtree of the next larger layout that has some (TN's 0 to NN's 1), or of the
-/// largest.
+/// configurations (column indices). Rows of each layout (`operands_along_k`) on devices of each
+/// size (`compute_units`, where the tree sees it: [`sees_compute_units`]) train a subtree of their
+/// own, and splits on the size, then on the layout, join them at the root: the layouts' and the
+/// sizes' fastest variants differ on many shapes, but greedy splits on shape features alone never
+/// reach them (a tree grown on NN and NT rows together split on the layout nowhere, and fitted both
+/// worse; one grown on a 2-core and a 16-core CPU's rows together fitted the 16-core one 1.14 where
+/// its own subtree fits it 1.09). A layout without rows goes to the subtree of the next larger
+/// layout that has some (TN's 0 to NN's 1), or of the largest; a size between two trained ones to
+/// the nearer by ratio ([`size_threshold`]), one beyond them to the nearest.
 pub fn train(
     matrix: &Matrix,
     rows: &[usize],
@@ -266,54 +275,81 @@ pub fn train(
         }
     }
     let matrix = &failed_where_class_never_ran(&without_compute_units_unless_seen(matrix, class));
-    let mut layouts: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
+    let mut groups: BTreeMap<u64, BTreeMap<u64, Vec<usize>>> = BTreeMap::new();
     for &row in rows {
         if row >= matrix.problems.len() {
             return Err(Error::Invalid(format!("problem row {row} is not in the matrix")));
         }
-        layouts.entry(matrix.kernel_features(row).operands_along_k).or_default().push(row);
+        let f = matrix.kernel_features(row);
+        groups.entry(f.operands_along_k).or_default().entry(f.compute_units).or_default().push(row);
     }
     let mut fits = Vec::new();
-    let mut subtrees = Vec::new();
+    let mut layouts = Vec::new(); // (operands_along_k, the layout's root, its training shapes)
     let mut unlabelled = 0;
-    for (&along_k, rows) in &layouts {
-        let covered = |&r: &usize| selected.iter().any(|&v| matrix.time[r][v].is_finite());
-        if !rows.iter().any(covered) {
-            unlabelled += rows.len(); // no subtree: the layout goes to another's
-            continue;
+    for (&along_k, sizes) in &groups {
+        let mut subtrees = Vec::new();
+        for (&units, rows) in sizes {
+            let covered = |&r: &usize| selected.iter().any(|&v| matrix.time[r][v].is_finite());
+            if !rows.iter().any(covered) {
+                unlabelled += rows.len(); // no subtree: the size goes to another's
+                continue;
+            }
+            let (root, fit, left_out) = train_group(matrix, rows, (along_k, units), selected, class, options)?;
+            subtrees.push((units, root, fit.shapes));
+            fits.push(fit);
+            unlabelled += left_out;
         }
-        let (root, fit, left_out) = train_layout(matrix, rows, along_k, selected, class, options)?;
-        fits.push(fit);
-        subtrees.push(root);
-        unlabelled += left_out;
+        if let Some((root, shapes)) = join(subtrees, "compute_units", size_threshold) {
+            layouts.push((along_k, root, shapes));
+        }
     }
-    let mut root =
-        subtrees.pop().ok_or_else(|| Error::Data("no training problem where a selected configuration ran".into()))?;
-    let mut shapes = fits.last().map_or(0, |f| f.shapes);
-    for (fit, le) in fits.iter().zip(subtrees).rev() {
-        shapes += fit.shapes;
-        root = Node::Split {
-            feature: "operands_along_k".into(),
-            threshold: fit.operands_along_k,
-            shapes: Some(shapes as u64),
-            le: Box::new(le),
-            gt: Box::new(root),
-        };
-    }
+    let (root, _) = join(layouts, "operands_along_k", |le, _| le)
+        .ok_or_else(|| Error::Data("no training problem where a selected configuration ran".into()))?;
     let comment = format!("trained by `fewfit train`: {}", LayoutFit::joined(&fits));
     Ok(Trained { tree: Tree { class: class.to_string(), comment, root }, fits, unlabelled })
 }
 
-/// Trains the subtree of one layout's rows: cross-validates the option grid, refits the best point
-/// on all rows, converts, simplifies and annotates the tree. `matrix` is marked by
+/// Joins subtrees, each with its value of `feature` and its training shapes, in increasing value,
+/// by splits on `feature` at `threshold(value, next value)`: the root and its training shapes, or
+/// `None` for no subtree.
+fn join(
+    subtrees: Vec<(u64, Node, usize)>,
+    feature: &str,
+    threshold: impl Fn(u64, u64) -> u64,
+) -> Option<(Node, usize)> {
+    let mut subtrees = subtrees.into_iter().rev();
+    let (mut upper, mut root, mut shapes) = subtrees.next()?;
+    for (value, le, le_shapes) in subtrees {
+        shapes += le_shapes;
+        root = Node::Split {
+            feature: feature.into(),
+            threshold: threshold(value, upper),
+            shapes: Some(shapes as u64),
+            le: Box::new(le),
+            gt: Box::new(root),
+        };
+        upper = value;
+    }
+    Some((root, shapes))
+}
+
+/// The split between the subtrees of devices of `smaller` and `larger` compute units: their
+/// geometric mean, rounded down, so that a size goes to the subtree of the nearer size by ratio
+/// (3 to 2's rather than 4's, 12 to 16's rather than 8's) and an unknown one (0) to the smallest.
+pub fn size_threshold(smaller: u64, larger: u64) -> u64 {
+    (u128::from(smaller) * u128::from(larger)).isqrt() as u64
+}
+
+/// Trains the subtree of the rows of one layout on devices of one size, `group` = (operands along
+/// K, compute units): cross-validates the option grid, refits the best point on all rows,
+/// converts, simplifies and annotates the tree. `matrix` is marked by
 /// `failed_where_class_never_ran`: a configuration not measured on a row counts there only if no
 /// device of the row's class measured it (as a failure); otherwise its time there is unknown and
-/// the row is left out of its costs. Returns the root, the fit of layout `along_k` and the rows
-/// left unlabelled.
-fn train_layout(
+/// the row is left out of its costs. Returns the root, the group's fit and the rows left unlabelled.
+fn train_group(
     matrix: &Matrix,
     rows: &[usize],
-    along_k: u64,
+    (along_k, units): (u64, u64),
     selected: &[usize],
     class: &str,
     options: &TrainOptions,
@@ -397,7 +433,8 @@ fn train_layout(
     let deep = CvPoint { max_depth: deepest, ..chosen };
     let mut tree = cut(matrix, &fit_linfa(&all, &deep)?, &all, &chosen, class, selected)?;
     annotate(matrix, &mut tree.root, &all);
-    Ok((tree.root, LayoutFit { operands_along_k: along_k, shapes: samples.len(), chosen, grid }, unlabelled))
+    let fit = LayoutFit { operands_along_k: along_k, compute_units: units, shapes: samples.len(), chosen, grid };
+    Ok((tree.root, fit, unlabelled))
 }
 
 /// The matrix with every configuration that no device of a row's class measured marked as recorded

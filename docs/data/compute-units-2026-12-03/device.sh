@@ -7,7 +7,8 @@
 # block with PA = 2) beside its PA = 1 twin, on the training and tree-only network shapes of at most
 # 5 GFLOP, each shape's blocks in rounds, 5 repeats. Training records of a `cpu` tree that sees the
 # feature `compute_units` at sizes between the 2-core VMs' and the 16-core Xeon's.
-# Outputs: $OUT/xeon-cu{CU}-{train,trees}.jsonl.gz.
+# Outputs: $OUT/xeon-cu{CU}-{train,trees}.jsonl.gz, committed as variants/data/pocl5-xeon16-cu{CU}-set-
+# {train,trees}-f32.jsonl.gz.
 # Usage: CUS="4 8" [BUDGET=250] bash docs/data/compute-units-2026-12-03/device.sh   (carry .device/fewfit)
 set -uo pipefail
 cd "$(dirname "$0")/../../.."

@@ -4,7 +4,8 @@
 # network shapes), into scratch copies of the trees, from each of five runs: that of 02:38 UTC
 # (docs/data/cpu-tree-retrain-2026-12-02/xeon-{train,trees}, the A-packing block's PA = 1 records
 # renamed to the set's PA = 2 block) and four of 21:05-21:12 UTC with the PA = 2 block itself
-# (device.sh: xeon16-{train,trees}[-r2|-r3|-r4]), then from those four together. Then `fewfit evaluate` of each tree and of the
+# (device.sh: xeon16-{train,trees}[-r2|-r3|-r4], since 2026-12-03 variants/data/pocl5-xeon16-set-
+# {train,trees}-r{1,2,3,4}-f32.jsonl.gz), then from those four together. Then `fewfit evaluate` of each tree and of the
 # shipped one on the held-out network shapes against the 22-block pool's fastest, on the Xeon and
 # on this session's 2-core Emerald Rapids VM (docs/data/pa-where-large-2026-12-02, two runs each).
 # Nothing is measured here; no tree is shipped.
@@ -23,7 +24,7 @@ for name in ['xeon-train', 'xeon-trees']:
                 r['variant']['params']['PA'] = 2
             out.write(json.dumps(r) + '\n')
 PY
-dir=docs/data/cpu-cores-tree-2026-12-02
+data=variants/data
 held=docs/data/pa-where-large-2026-12-02
 judge() {  # LABEL ROOT
   echo "== $1"
@@ -40,8 +41,8 @@ retrain() {
   judge "a cpu tree trained on the Xeon's records alone, $1 ($fit)" "$root"
 }
 retrain "run of 02:38 UTC" "$scratch"/xeon-{train,trees}.jsonl.gz
-retrain "run r1 of 21:05 UTC" $dir/xeon16-{train,trees}.jsonl.gz
+retrain "run r1 of 21:05 UTC" $data/pocl5-xeon16-set-{train,trees}-r1-f32.jsonl.gz
 for run in r2 r3 r4; do
-  retrain "run $run" $dir/xeon16-{train,trees}-$run.jsonl.gz
+  retrain "run $run" $data/pocl5-xeon16-set-{train,trees}-$run-f32.jsonl.gz
 done
-retrain "runs r1-r4" $dir/xeon16-tr*.jsonl.gz
+retrain "runs r1-r4" $data/pocl5-xeon16-set-tr*.jsonl.gz
