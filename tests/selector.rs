@@ -86,11 +86,14 @@ fn generated_selectors_match_the_interpreter() {
         let reachable = selection::reachable(class);
         let mut leaves_reached = std::collections::BTreeSet::new();
         let mut picked = std::collections::BTreeSet::new();
-        // Each shape in every layout the kernels see: the trees grow a subtree per layout.
-        for f in shapes
-            .iter()
-            .flat_map(|&(m, n, k)| (0..=2).map(move |a| ShapeFeatures::new(m, n, k).with_operands_along_k(a)))
-        {
+        // Each shape in every layout the kernels see, on devices of every size trained and some
+        // between and beyond: the trees grow a subtree per layout and device size.
+        let sizes = [0, 2, 3, 6, 12, 132, 1024];
+        for f in shapes.iter().flat_map(|&(m, n, k)| {
+            (0..=2).flat_map(move |a| {
+                sizes.map(|units| ShapeFeatures::new(m, n, k).with_operands_along_k(a).with_compute_units(units))
+            })
+        }) {
             let generated = select(&f);
             picked.insert(generated.index());
             // The first call builds `reachable` alone, so a pick outside it would compile mid-run.

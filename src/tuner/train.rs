@@ -870,6 +870,19 @@ mod tests {
     }
 
     #[test]
+    fn size_thresholds_fall_at_the_geometric_mean() {
+        assert_eq!(size_threshold(2, 4), 2);
+        assert_eq!(size_threshold(2, 16), 5);
+        assert_eq!(size_threshold(8, 16), 11);
+        assert_eq!(size_threshold(0, 16), 0);
+        assert_eq!(size_threshold(u64::MAX - 1, u64::MAX), u64::MAX - 1);
+        for (a, b) in [(1u64, 2u64), (3, 4), (16, 132), (100, 101)] {
+            let t = size_threshold(a, b);
+            assert!(a <= t && t < b, "{a} {b} {t}");
+        }
+    }
+
+    #[test]
     fn the_device_size_is_a_feature_except_for_default() {
         // The same 20 shapes on a CPU of 2 compute units and one of 16: config 0 wins every shape on
         // the small one, config 1 every shape on the large one.
@@ -881,14 +894,23 @@ mod tests {
         m.devices[1].compute_units = Some(16);
         let rows: Vec<usize> = (0..m.problems.len()).collect();
         let cpu = train(&m, &rows, &[0, 1], "cpu", &TrainOptions::default()).unwrap();
-        assert_eq!(cpu.fits[0].shapes, 40, "one sample per shape and device size");
-        assert!(
-            matches!(&cpu.tree.root, Node::Split { feature, .. } if feature == "compute_units"),
-            "{:?}",
-            cpu.tree.root
-        );
+        // One subtree per size, each a leaf here, joined by a split between the sizes.
+        let fits: Vec<(u64, usize)> = cpu.fits.iter().map(|f| (f.compute_units, f.shapes)).collect();
+        assert_eq!(fits, [(2, 20), (16, 20)]);
+        match &cpu.tree.root {
+            Node::Split { feature, threshold: 5, shapes: Some(40), le, gt } if feature == "compute_units" => {
+                assert!(matches!(&**le, Node::Leaf { variant, .. } if *variant == m.configs[0].id()));
+                assert!(matches!(&**gt, Node::Leaf { variant, .. } if *variant == m.configs[1].id()));
+            }
+            root => panic!("{root:?}"),
+        }
         for &r in &rows {
             assert_eq!(pick(&m, &cpu.tree, &m.kernel_features(r), &[0, 1]), Some(m.problems[r].device));
+        }
+        // Sizes never trained go to the nearer by ratio; an unknown one to the smallest.
+        let shape = m.kernel_features(0);
+        for (units, want) in [(0, 0), (1, 0), (5, 0), (6, 1), (64, 1)] {
+            assert_eq!(pick(&m, &cpu.tree, &shape.with_compute_units(units), &[0, 1]), Some(want), "{units}");
         }
         // `default` sees no device size: one sample per shape, and no split on it anywhere.
         let default = train(&m, &rows, &[0, 1], "default", &TrainOptions::default()).unwrap();
