@@ -4,16 +4,16 @@
 # and default trees and reports the held-out slowdowns; then the changes that it cannot make follow,
 # in order (README, "Regenerating for a release"): the twins measured faster than members of the set
 # (scripts/substitute_twin.py), the NT subtree trained on the H200's own NT records
-# (scripts/graft_subtree.py), a twin newer than those records, and last the NN subtree trained on
-# the H200's own NN records of the set with that twin. About 25 minutes on a 2-core VM; `cargo
-# build` then renders the set.
+# (scripts/graft_subtree.py), a twin newer than those records, the NN subtree trained on the H200's
+# own NN records of the set with that twin, and last the `cpu` tree's subtrees for larger CPUs.
+# About 25 minutes on a 2-core VM; `cargo build` then renders the set.
 # The set and the trees come out the same on every run (linfa-trees patched: vendor/linfa-trees).
 # Usage: bash scripts/ship.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --features tune --bin fewfit
 fewfit=target/release/fewfit
-subtree=$(mktemp --suffix .json); cpu_records=$(mktemp -d); trap 'rm -rf "$subtree" "$cpu_records"' EXIT
+subtree=$(mktemp --suffix .json); trap 'rm -f "$subtree"' EXIT
 # graft LAYOUT RECORDS TREE...: `fewfit train` on one run's H200 records of LAYOUT (the four training
 # lists of scripts/device/tree-data.sh, h200-RECORDS-*) put in place of that layout's subtree.
 graft() {
@@ -26,25 +26,6 @@ graft() {
 # shapes and the largest three times. --train-only: the set's variants alone on more shapes (8,879
 # (device, shape) problems in NN, 5,667 in row-major NT), which train the trees, not the selection.
 mapfile -t selection < <(grep -v '^#' variants/selection-data.txt)
-# The 16-core Xeon's records of the set's CPU blocks on 16, 8 and 4 cores (pocl5-xeon16-*-set-*),
-# which train the `cpu` tree's subtrees of those sizes (the tree feature `compute_units`). They
-# time the set as shipped, whose A-packing block is the PA = 2 twin that substitute_twin.py puts in
-# place of the PA = 0 block that `regenerate` selects; so they are passed under the PA = 0 name,
-# without their records of its PA = 1 twin (a configuration no other dataset holds, whose column
-# would renumber the rest and, through the trees' tie-breaking, change the other classes' trees).
-python3 - "$cpu_records" variants/data/pocl5-xeon16-*set-*.jsonl.gz <<'PY'
-import gzip, json, os, sys
-for path in sys.argv[2:]:
-    with gzip.open(path, 'rt') as f, gzip.open(os.path.join(sys.argv[1], os.path.basename(path)), 'wt') as out:
-        for line in f:
-            r = json.loads(line)
-            p = r['variant']['params']
-            if r['variant']['kernel'] == 'panel' and p.get('PA') == 1:
-                continue
-            if r['variant']['kernel'] == 'panel' and p.get('PA') == 2:
-                p['PA'] = 0
-            out.write(json.dumps(r) + '\n')
-PY
 "$fewfit" regenerate \
     --data "${selection[@]}" \
     --holdout variants/data/h200-v2-unseen-f32.jsonl.gz variants/data/h200-v3-skinny-unseen-f32.jsonl.gz \
@@ -64,7 +45,6 @@ PY
                  variants/data/h100-nt-set-f32.jsonl.gz variants/data/h100-nt-trees-f32.jsonl.gz \
                  variants/data/h100-nt-tree-dense-f32.jsonl.gz \
                  variants/data/h100-tree-skinny-f32.jsonl.gz variants/data/h100-nt-tree-skinny-f32.jsonl.gz \
-                 "$cpu_records"/*.jsonl.gz \
     --shape-weights variants/shapes/weights.txt
 # The twins: the CPU block that packs A, then the GPU tiles' twins faster in row-major NT or TN.
 python3 scripts/substitute_twin.py panel_kc256_lm1_ln16_mv4_nr4_pa0_vw16 PA=2
@@ -97,3 +77,13 @@ python3 scripts/substitute_twin.py xgemm_db3_ksplit0_kwg16_kwi4_mdima16_mdimc16_
 # faster where the ML shapes' picks changed). The `default` tree keeps its own, which CPU records
 # also trained. (The NT subtree trained on h200-v29-nt-* ran 0.980x where the picks changed: not taken.)
 graft NN v29-nn selector/nvidia-gpu.json selector/gpu.json
+# The `cpu` tree's subtrees for CPUs of more than 2 compute units (the tree feature `compute_units`),
+# trained on the GPU machine's 16-core Xeon's records of the set as shipped on 4, 8 and 16 cores
+# (pocl5-xeon16-*set-*; the rest of the `cpu` tree is trained on 2-core VMs): `fewfit train` fits
+# one subtree per device size, and this puts them behind a split at 2, where `train` would put it.
+# Not passed to `regenerate`: the `default` tree, blind to the device size, would then label more
+# of the GPU's shapes with CPU blocks (its labels put fewest failures first, and no GPU variant
+# ran on those CPUs; docs/PERFORMANCE.md, "A subtree per device size").
+"$fewfit" train --class cpu --out "$subtree" --shape-weights variants/shapes/weights.txt \
+    --data variants/data/pocl5-xeon16-*set-*.jsonl.gz
+python3 scripts/graft_subtree.py "$subtree" --compute-units-above 2 selector/cpu.json
