@@ -96,7 +96,7 @@ def main():
             tree["comment"] += f" Then {what} replaced by one {trained} (scripts/graft_subtree.py)."
         else:
             tree["comment"] += (f" Then the shapes of min(M, N) <= {args.short_side} sent from {what} to one "
-                                f"{new['comment'][0].lower()}{new['comment'][1:]} (scripts/graft_subtree.py).")
+                                f"{trained} (scripts/graft_subtree.py).")
         path.write_text(json.dumps(tree, indent=2, ensure_ascii=False) + "\n")
         print(f"{path}: grafted ({len(leaves(new['root']))} variants at its leaves)")
 

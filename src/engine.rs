@@ -19,7 +19,7 @@ use opencl_sys::{clEnqueueNDRangeKernel, CL_SUCCESS};
 
 use crate::cache::BinaryCache;
 use crate::codegen::render::{kernel_name, render_sources};
-use crate::codegen::{AtomicAdd, Family, Geometry, Orientation, PackA, Variant};
+use crate::codegen::{AtomicAdd, Family, Geometry, Orientation, PackA, ShapeFeatures, Variant};
 use crate::device::{DeviceClass, DeviceInfo};
 use crate::error::{cl, Error, Result};
 use crate::gemm::{mem_len, Element, Precision, Problem};
@@ -717,6 +717,12 @@ impl Engine {
             .into_iter()
             .filter_map(|id| set.variant(self, id).as_ref().err().filter(|e| keep(e)).map(|e| (id, e.to_string())))
             .collect())
+    }
+
+    /// The variant the device's tree picks for a problem of these features: the shape's, to which
+    /// this adds the device's compute units.
+    pub fn select(&self, features: ShapeFeatures) -> VariantId {
+        self.info.class.selector()(&features.with_compute_units(self.info.compute_units as u64))
     }
 
     /// The variant that actually runs for `id` (itself, or the fallback if it failed to build).

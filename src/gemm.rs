@@ -554,9 +554,7 @@ pub(crate) unsafe fn enqueue_checked<T: Element>(
         return engine.enqueue_scale(queue, &problem, beta, wait, want_event);
     }
     let id = match selection {
-        Selection::Auto => {
-            engine.info.class.selector()(&problem.features().with_compute_units(engine.info.compute_units as u64))
-        }
+        Selection::Auto => engine.select(problem.features()),
         Selection::Forced(id) => id,
     };
     engine.enqueue_variant(queue, id, &problem, alpha, beta, wait, want_event)
@@ -622,7 +620,7 @@ pub fn gemm_with<T: Element>(
 /// The variant a call would run on a queue's device (after fallback), without running it.
 pub fn chosen_variant<T: Element>(queue: &CommandQueue, spec: &GemmSpec) -> Result<VariantId> {
     let engine = Engine::for_queue(queue.get())?;
-    let id = engine.info.class.selector()(&spec.kernel_features().with_compute_units(engine.info.compute_units as u64));
+    let id = engine.select(spec.kernel_features());
     engine.resolve(id, T::PRECISION)
 }
 

@@ -274,7 +274,12 @@ pub fn train(
             _ => {}
         }
     }
-    let matrix = &failed_where_class_never_ran(&without_compute_units_unless_seen(matrix, class));
+    let mut matrix = failed_where_class_never_ran(matrix);
+    if !sees_compute_units(class) {
+        // Unknown to the tree, so that it never splits on them.
+        matrix.devices.iter_mut().for_each(|d| d.compute_units = None);
+    }
+    let matrix = &matrix;
     let mut groups: BTreeMap<u64, BTreeMap<u64, Vec<usize>>> = BTreeMap::new();
     for &row in rows {
         if row >= matrix.problems.len() {
@@ -455,16 +460,6 @@ fn failed_where_class_never_ran(matrix: &Matrix) -> Matrix {
         recorded.iter_mut().zip(seen).for_each(|(r, &s)| *r |= !s);
     }
     marked
-}
-
-/// The matrix with its devices' compute units unknown where the tree of `class` does not see them
-/// ([`sees_compute_units`]), so that it never splits on them.
-fn without_compute_units_unless_seen(matrix: &Matrix, class: &str) -> Matrix {
-    let mut seen = matrix.clone();
-    if !sees_compute_units(class) {
-        seen.devices.iter_mut().for_each(|d| d.compute_units = None);
-    }
-    seen
 }
 
 /// The configuration a tree picks for a problem's features, as a column index (`None` when the
