@@ -22,9 +22,12 @@ graft() {
       --data variants/data/h200-$records-{set,trees,tree-dense,tree-skinny}-f32.jsonl.gz
   python3 scripts/graft_subtree.py "$subtree" --layout "$layout" "$@"
 }
-# The selection: -k 12 --per-class 8 --method greedy (the defaults); the weights file counts decode
-# shapes and the largest three times. --train-only: the set's variants alone on more shapes (8,879
-# (device, shape) problems in NN, 5,667 in row-major NT), which train the trees, not the selection.
+# The selection: -k 12 --per-class 8 --method greedy (the defaults), at most 4 CPU blocks (so that
+# the GPUs keep 8); the weights file counts decode shapes and the largest three times. --train-only:
+# the set's variants alone on more shapes (8,879 (device, shape) problems in NN, 5,667 in row-major
+# NT), which train the trees, not the selection. --select-only: the GPU machine's 16-core Xeon's
+# records of 33 CPU blocks on 16 and on 8 cores, which choose the CPU blocks with the 2-core VM's
+# but train no tree (its subtrees are trained last, below).
 mapfile -t selection < <(grep -v '^#' variants/selection-data.txt)
 "$fewfit" regenerate \
     --data "${selection[@]}" \
@@ -41,13 +44,13 @@ mapfile -t selection < <(grep -v '^#' variants/selection-data.txt)
                  variants/data/h200-v17-db3-tree-dense-f32.jsonl.gz variants/data/h200-v17-db3-trees-f32.jsonl.gz \
                  variants/data/h200-v18-db3-tree-dense-f32.jsonl.gz variants/data/h200-v18-db3-trees-f32.jsonl.gz \
                  variants/data/h200-v19-sk-v13-tree-dense-f32.jsonl.gz variants/data/h200-v19-sk-v13-trees-f32.jsonl.gz \
-                 variants/data/pocl-spr2-trees-f32.jsonl.gz \
+                 variants/data/pocl-epyc4-set-trees-f32.jsonl.gz \
                  variants/data/h100-nt-set-f32.jsonl.gz variants/data/h100-nt-trees-f32.jsonl.gz \
                  variants/data/h100-nt-tree-dense-f32.jsonl.gz \
                  variants/data/h100-tree-skinny-f32.jsonl.gz variants/data/h100-nt-tree-skinny-f32.jsonl.gz \
-    --shape-weights variants/shapes/weights.txt
-# The twins: the CPU block that packs A, then the GPU tiles' twins faster in row-major NT or TN.
-python3 scripts/substitute_twin.py panel_kc256_lm1_ln16_mv4_nr4_pa0_vw16 PA=2
+    --select-only variants/data/pocl5-xeon16-{blocks,large,cu8-blocks,cu8-large}-f32.jsonl.gz \
+    --class-limit cpu=4 --shape-weights variants/shapes/weights.txt
+# The twins: the GPU tiles' twins faster in row-major NT or TN.
 python3 scripts/substitute_twin.py xgemm_db1_ksplit1_kwg16_kwi2_mdima16_mdimc16_mwg128_ndimb32_ndimc16_nwg128_rp0_sa1_sb1_sk2_strm1_strn1_swz0_vwk4_vwm2_vwn4 RP=3
 python3 scripts/substitute_twin.py xgemm_db3_ksplit0_kwg16_kwi8_mdima16_mdimc16_mwg128_ndimb8_ndimc8_nwg32_rp0_sa1_sb1_sk0_strm1_strn1_swz1_vwk1_vwm2_vwn4 KWI=4
 python3 scripts/substitute_twin.py xgemm_db3_ksplit0_kwg16_kwi4_mdima16_mdimc16_mwg128_ndimb8_ndimc8_nwg32_rp0_sa1_sb1_sk0_strm1_strn1_swz1_vwk1_vwm2_vwn4 VWK=4
@@ -78,12 +81,14 @@ python3 scripts/substitute_twin.py xgemm_db3_ksplit0_kwg16_kwi4_mdima16_mdimc16_
 # also trained. (The NT subtree trained on h200-v29-nt-* ran 0.980x where the picks changed: not taken.)
 graft NN v29-nn selector/nvidia-gpu.json selector/gpu.json
 # The `cpu` tree's subtrees for CPUs of more than 2 compute units (the tree feature `compute_units`),
-# trained on the GPU machine's 16-core Xeon's records of the set as shipped on 4, 8 and 16 cores
-# (pocl5-xeon16-*set-*; the rest of the `cpu` tree is trained on 2-core VMs): `fewfit train` fits
+# trained on the GPU machine's 16-core Xeon's records on 16 and 8 cores (the selection's, and the
+# set's CPU blocks on the tree-only shapes) and of the set's CPU blocks on 4 cores (the rest of the
+# `cpu` tree is trained on a 2-core VM): `fewfit train` fits
 # one subtree per device size, and this puts them behind a split at 2, where `train` would put it.
-# Not passed to `regenerate`: the `default` tree, blind to the device size, would then label more
-# of the GPU's shapes with CPU blocks (its labels put fewest failures first, and no GPU variant
-# ran on those CPUs; docs/PERFORMANCE.md, "A subtree per device size").
+# `regenerate` trains no tree on them (--select-only): the `default` tree, blind to the device size,
+# would then label more of the GPU's shapes with CPU blocks (its labels put fewest failures first,
+# and no GPU variant ran on those CPUs; docs/PERFORMANCE.md, "A subtree per device size").
 "$fewfit" train --class cpu --out "$subtree" --shape-weights variants/shapes/weights.txt \
-    --data variants/data/pocl5-xeon16-*set-*.jsonl.gz
+    --data variants/data/pocl5-xeon16-{blocks,large,fleet-set-trees,cu8-blocks,cu8-large,cu8-fleet-set-trees}-f32.jsonl.gz \
+           variants/data/pocl5-xeon16-cu4-fleet-set-{train,trees}-f32.jsonl.gz
 python3 scripts/graft_subtree.py "$subtree" --compute-units-above 2 selector/cpu.json

@@ -1109,6 +1109,52 @@ fn train_only_data_trains_the_trees_but_not_the_selection() {
     assert!(ran.stdout.contains("(1 of them for the trees only)"), "{}", ran.both());
 }
 
+#[test]
+fn select_only_data_selects_the_set_but_trains_no_tree() {
+    let (dir, data) = with_tiny_copy();
+    let dir = dir.path();
+    let gpu_records = fake_gpu(&records(&data));
+    let gpu = dir.join("gpu.jsonl");
+    write_records(&gpu, &gpu_records);
+    // A second GPU, alike but for a shape where the direct variant is far faster than anything else.
+    let direct = variant_id(gpu_records.iter().find(|r| r["variant"]["kernel"] == "direct").unwrap());
+    let other: Vec<Value> = gpu_records
+        .iter()
+        .map(|r| {
+            let mut r = r.clone();
+            r["device"]["machine"] = json!("another GPU");
+            if shape(&r) == SHAPE_LIST[1] && variant_id(&r) == direct {
+                r["times"] = json!({"min_ms": 1e-6, "median_ms": 1e-6, "repeats": 2});
+            }
+            r
+        })
+        .collect();
+    let other_path = dir.join("other.jsonl");
+    write_records(&other_path, &other);
+    let root = crate_copy(dir);
+    let regenerate = |flag: &str| -> (BTreeSet<String>, Ran) {
+        let mut cmd = fewfit(dir);
+        cmd.args(["regenerate", "-k", "2", "--per-class", "1", "--data"]).arg(&data).arg(&gpu);
+        cmd.arg(flag).arg(&other_path).arg("--root").arg(&root);
+        let ran = ok(&mut cmd);
+        let text = std::fs::read_to_string(root.join("selector/nvidia-gpu.json")).unwrap();
+        let mut named = BTreeSet::new();
+        leaves(&serde_json::from_str::<Value>(&text).unwrap()["root"], &mut named);
+        (named, ran)
+    };
+    let trained_on = |ran: &Ran| -> usize {
+        let line = ran.stdout.lines().find(|l| l.contains("training problems")).expect("the training line");
+        line.split_whitespace().next().unwrap().parse().unwrap()
+    };
+    // Both ways the second GPU's shape pulls the direct variant into the GPU's one-variant subset;
+    // as select-only data its problems train no tree.
+    let (as_data, with_trees) = regenerate("--data");
+    let (as_selection, without) = regenerate("--select-only");
+    assert_eq!(as_data, BTreeSet::from([direct.clone()]), "{}", with_trees.both());
+    assert_eq!(as_selection, BTreeSet::from([direct]), "{}", without.both());
+    assert_eq!(trained_on(&with_trees), trained_on(&without) + SHAPE_LIST.len(), "{}", without.both());
+}
+
 // ---------------------------------------------------------------------------------------------
 // Regressions of problems found by these tests.
 // ---------------------------------------------------------------------------------------------

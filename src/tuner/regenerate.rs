@@ -29,6 +29,10 @@ pub struct RegenerateOptions {
     /// cross-validation scores those of them whose shape is one that selects the set (in another
     /// layout, say), and no others.
     pub tree_only_rows: BTreeSet<usize>,
+    /// Rows of the matrix that take part in selecting the set but train no tree: a device whose
+    /// records should shape the set, not the trees (the `default` tree, blind to a device's size,
+    /// would learn a larger CPU's labels for every device), or one whose tree is trained apart.
+    pub select_only_rows: BTreeSet<usize>,
 }
 
 /// What regeneration produced.
@@ -38,7 +42,8 @@ pub struct Regenerated {
     pub set: SelectedSet,
     /// One tree per class of [`CLASSES`], in that order.
     pub trees: Vec<Tree>,
-    /// The rows of the matrix that training used (selection used those not in
+    /// The rows of the matrix that trained the trees (those of the training split not in
+    /// [`RegenerateOptions::select_only_rows`]; selection used those not in
     /// [`RegenerateOptions::tree_only_rows`]).
     pub train_rows: Vec<usize>,
     /// Best-in-set slowdown of the selection on the rows it was selected on.
@@ -64,7 +69,7 @@ fn unscored_rows(matrix: &Matrix, select_rows: &[usize], tree_only_rows: &BTreeS
 /// `default`).
 /// Only fewfit's own kernels can ship: an imported configuration in the selection is an error.
 pub fn regenerate(matrix: &Matrix, holdout: Option<&Matrix>, options: &RegenerateOptions) -> Result<Regenerated> {
-    let (train_rows, test_rows) = match holdout {
+    let (split_rows, test_rows) = match holdout {
         Some(_) => ((0..matrix.problems.len()).collect::<Vec<usize>>(), Vec::new()),
         None => {
             let split = split_shapes(matrix, options.test_fraction, options.select.seed)?;
@@ -72,10 +77,14 @@ pub fn regenerate(matrix: &Matrix, holdout: Option<&Matrix>, options: &Regenerat
         }
     };
     let tree_only = |r: &usize| options.tree_only_rows.contains(r);
-    let select_rows: Vec<usize> = train_rows.iter().copied().filter(|r| !tree_only(r)).collect();
+    let select_rows: Vec<usize> = split_rows.iter().copied().filter(|r| !tree_only(r)).collect();
+    let train_rows: Vec<usize> =
+        split_rows.iter().copied().filter(|r| !options.select_only_rows.contains(r)).collect();
     let test_rows: Vec<usize> = test_rows.into_iter().filter(|r| !tree_only(r)).collect();
     for class in CLASSES {
-        if !select_rows.iter().any(|&r| trains(class, class_of(matrix, r))) {
+        if !select_rows.iter().any(|&r| trains(class, class_of(matrix, r)))
+            || !train_rows.iter().any(|&r| trains(class, class_of(matrix, r)))
+        {
             return Err(Error::Invalid(format!(
                 "no training data for device class `{class}`: sweep a device of that class and pass its dataset"
             )));

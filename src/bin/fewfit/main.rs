@@ -142,6 +142,11 @@ struct RegenerateArgs {
     /// alone (`scripts/device/tree-sweep.sh`), whose other variants would count as failed there.
     #[arg(long, num_args = 1..)]
     train_only: Vec<PathBuf>,
+    /// Datasets that select the set but train no tree: a device whose records should shape the
+    /// set only (a larger CPU whose subtree is trained apart, which the size-blind `default` tree
+    /// would otherwise learn for every device).
+    #[arg(long, num_args = 1..)]
+    select_only: Vec<PathBuf>,
     /// First sweep the local device with these arguments' shapes into this dataset, then use it too.
     #[arg(long)]
     sweep_out: Option<PathBuf>,
@@ -443,20 +448,32 @@ fn run_regenerate(mut args: RegenerateArgs) -> Result<()> {
         })?;
         args.data.push(out.clone());
     }
-    let every_file = [args.data.clone(), args.train_only.clone()].concat();
+    let every_file = [args.data.clone(), args.train_only.clone(), args.select_only.clone()].concat();
     let matrix = load_matrix(&every_file)?;
+    // The rows of `matrix` whose (device, shape) problem one of `files` holds.
+    let rows_of = |files: &[PathBuf]| -> Result<std::collections::BTreeSet<usize>> {
+        let part = load_matrix(files)?;
+        let problems: std::collections::BTreeSet<_> =
+            part.problems.iter().map(|p| (&part.devices[p.device], p.shape)).collect();
+        Ok((0..matrix.problems.len())
+            .filter(|&r| {
+                let p = &matrix.problems[r];
+                problems.contains(&(&matrix.devices[p.device], p.shape))
+            })
+            .collect())
+    };
+    let selecting = [args.data.clone(), args.select_only.clone()].concat();
     let tree_only_rows = if args.train_only.is_empty() {
         Default::default()
     } else {
-        let selection_data = load_matrix(&args.data)?;
-        let selection_problems: std::collections::BTreeSet<_> =
-            selection_data.problems.iter().map(|p| (&selection_data.devices[p.device], p.shape)).collect();
-        (0..matrix.problems.len())
-            .filter(|&r| {
-                let p = &matrix.problems[r];
-                !selection_problems.contains(&(&matrix.devices[p.device], p.shape))
-            })
-            .collect()
+        let selecting_rows = rows_of(&selecting)?;
+        (0..matrix.problems.len()).filter(|r| !selecting_rows.contains(r)).collect()
+    };
+    let select_only_rows = if args.select_only.is_empty() {
+        Default::default()
+    } else {
+        let training_rows = rows_of(&[args.data.clone(), args.train_only.clone()].concat())?;
+        rows_of(&args.select_only)?.into_iter().filter(|r| !training_rows.contains(r)).collect()
     };
     let objective = objective(args.shape_weights.as_deref(), args.fleet.as_deref())?;
     let options = regenerate::RegenerateOptions {
@@ -480,6 +497,7 @@ fn run_regenerate(mut args: RegenerateArgs) -> Result<()> {
         test_fraction: args.test_fraction,
         source: source(&every_file),
         tree_only_rows,
+        select_only_rows,
     };
     let holdout = if args.holdout.is_empty() { None } else { Some(load_matrix(&args.holdout)?) };
     let out = regenerate::regenerate(&matrix, holdout.as_ref(), &options)?;
