@@ -78,8 +78,7 @@ pub fn regenerate(matrix: &Matrix, holdout: Option<&Matrix>, options: &Regenerat
     };
     let tree_only = |r: &usize| options.tree_only_rows.contains(r);
     let select_rows: Vec<usize> = split_rows.iter().copied().filter(|r| !tree_only(r)).collect();
-    let train_rows: Vec<usize> =
-        split_rows.iter().copied().filter(|r| !options.select_only_rows.contains(r)).collect();
+    let train_rows: Vec<usize> = split_rows.iter().copied().filter(|r| !options.select_only_rows.contains(r)).collect();
     let test_rows: Vec<usize> = test_rows.into_iter().filter(|r| !tree_only(r)).collect();
     for class in CLASSES {
         if !select_rows.iter().any(|&r| trains(class, class_of(matrix, r)))
