@@ -334,6 +334,27 @@ fn leaves(node: &Value, out: &mut BTreeSet<String>) {
     }
 }
 
+/// `regenerate -k 2 --per-class 1` on `data` and `gpu`, with `extra` passed after its flag (none:
+/// left out), into `root`: the variants the written `nvidia-gpu` tree names, and the run.
+fn regenerate_gpu_leaves(
+    dir: &Path,
+    root: &Path,
+    data: &Path,
+    gpu: &Path,
+    extra: Option<(&str, &Path)>,
+) -> (BTreeSet<String>, Ran) {
+    let mut cmd = fewfit(dir);
+    cmd.args(["regenerate", "-k", "2", "--per-class", "1", "--data"]).arg(data).arg(gpu);
+    if let Some((flag, path)) = extra {
+        cmd.arg(flag).arg(path);
+    }
+    let ran = ok(cmd.arg("--root").arg(root));
+    let text = std::fs::read_to_string(root.join("selector/nvidia-gpu.json")).unwrap();
+    let mut named = BTreeSet::new();
+    leaves(&serde_json::from_str::<Value>(&text).unwrap()["root"], &mut named);
+    (named, ran)
+}
+
 /// The number after `label` in `text` (e.g. `geomean 1.028`).
 fn number_after(text: &str, label: &str) -> f64 {
     let at = text.find(label).unwrap_or_else(|| panic!("`{label}` not in:\n{text}")) + label.len();
@@ -1089,16 +1110,7 @@ fn train_only_data_trains_the_trees_but_not_the_selection() {
     write_records(&extra_path, &extra);
     let root = crate_copy(dir);
     // The variants the GPU's tree names, with the extra shape as selection data or as tree data.
-    let gpu_tree_leaves = |flag: &str| -> (BTreeSet<String>, Ran) {
-        let mut cmd = fewfit(dir);
-        cmd.args(["regenerate", "-k", "2", "--per-class", "1", "--data"]).arg(&data).arg(&gpu);
-        cmd.arg(flag).arg(&extra_path).arg("--root").arg(&root);
-        let ran = ok(&mut cmd);
-        let text = std::fs::read_to_string(root.join("selector/nvidia-gpu.json")).unwrap();
-        let mut named = BTreeSet::new();
-        leaves(&serde_json::from_str::<Value>(&text).unwrap()["root"], &mut named);
-        (named, ran)
-    };
+    let gpu_tree_leaves = |flag: &str| regenerate_gpu_leaves(dir, &root, &data, &gpu, Some((flag, &extra_path)));
     // As selection data the extra shape pulls the direct variant into the GPU's one-variant subset
     // (geomean 3^(3/4) against 100^(1/4) and more); as tree-only data it cannot.
     let (as_selection, _) = gpu_tree_leaves("--data");
@@ -1133,19 +1145,8 @@ fn select_only_data_selects_the_set_but_trains_no_tree() {
     write_records(&other_path, &other);
     let root = crate_copy(dir);
     // The GPU's tree's variants with the second GPU's records passed with `flag` (none: left out).
-    let regenerate = |flag: Option<&str>| -> (BTreeSet<String>, Ran) {
-        let mut cmd = fewfit(dir);
-        cmd.args(["regenerate", "-k", "2", "--per-class", "1", "--data"]).arg(&data).arg(&gpu);
-        if let Some(flag) = flag {
-            cmd.arg(flag).arg(&other_path);
-        }
-        cmd.arg("--root").arg(&root);
-        let ran = ok(&mut cmd);
-        let text = std::fs::read_to_string(root.join("selector/nvidia-gpu.json")).unwrap();
-        let mut named = BTreeSet::new();
-        leaves(&serde_json::from_str::<Value>(&text).unwrap()["root"], &mut named);
-        (named, ran)
-    };
+    let regenerate =
+        |flag: Option<&str>| regenerate_gpu_leaves(dir, &root, &data, &gpu, flag.map(|f| (f, other_path.as_path())));
     let trained_on = |ran: &Ran| -> usize {
         let line = ran.stdout.lines().find(|l| l.contains("training problems")).expect("the training line");
         line.split_whitespace().next().unwrap().parse().unwrap()
