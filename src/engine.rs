@@ -10,7 +10,6 @@ use std::sync::{Arc, Mutex, RwLock};
 use once_cell::sync::{Lazy, OnceCell};
 use opencl3::command_queue::{get_command_queue_info, CL_QUEUE_CONTEXT, CL_QUEUE_DEVICE};
 use opencl3::kernel::{create_kernel, set_kernel_arg, Kernel};
-use opencl3::memory::{create_buffer, CL_MEM_READ_WRITE};
 use opencl3::program::{
     build_program, create_program_with_binary, create_program_with_source, get_program_build_info, get_program_info,
     release_program, CL_PROGRAM_BINARIES, CL_PROGRAM_BUILD_LOG, CL_PROGRAM_DEVICES,
@@ -132,12 +131,6 @@ pub struct CompiledVariant {
     atomic_add: AtomicAdd,
     /// The flags by which split 0 releases a tile's other splits (where C is not scaled first).
     tile_flags: TileFlags,
-    /// The variant's own `transpose_operand`, where its work-groups store an operand contiguous
-    /// along K transposed into local memory and the device runs 32 x 8 work-groups: large launches
-    /// copy that operand transposed first ([`Geometry::transposes_first`]).
-    transpose: Option<Mutex<Kernel>>,
-    /// The device's largest buffer, in bytes (a transposed copy must fit).
-    max_alloc_bytes: u64,
 }
 
 /// A built program's four entry points, one per operand layout.
@@ -253,10 +246,6 @@ impl CompiledVariant {
             Some(entries) if atomic_add.scales_c_first() => Some(Mutex::new(entries.program.kernel("scale_c")?)),
             _ => None,
         };
-        let transpose = match geometry.transposing_stores.contains(&true) && info.max_work_group_size >= 256 {
-            true => Some(Mutex::new(main.program.kernel("transpose_operand")?)),
-            false => None,
-        };
         Ok(CompiledVariant {
             id: id.to_string(),
             family: variant.family,
@@ -269,8 +258,6 @@ impl CompiledVariant {
             compute_units: info.compute_units,
             atomic_add,
             tile_flags: TileFlags::default(),
-            transpose,
-            max_alloc_bytes: info.max_alloc_bytes,
         })
     }
 
@@ -297,11 +284,9 @@ impl CompiledVariant {
         Ok(self.enqueue_gemm_timed(queue, spec, alpha, a, b, beta, c, wait)?.0)
     }
 
-    /// As [`CompiledVariant::enqueue_gemm`], also returning the event of the launch's first kernel
-    /// where it enqueues more than one (`None` otherwise): the copy of an operand transposed
-    /// ([`Geometry::transposes_first`]), or the `scale_c` kernel that a launch splitting K enqueues
-    /// first where the device's atomic add needs it (not on NVIDIA GPUs). The launch's device time
-    /// runs from that event's start to the kernel's end.
+    /// As [`CompiledVariant::enqueue_gemm`], also returning the event of the `scale_c` kernel that a
+    /// launch splitting K enqueues first where the device's atomic add needs it (`None` otherwise,
+    /// as on NVIDIA GPUs): the launch's device time runs from that event's start to the kernel's end.
     #[allow(clippy::too_many_arguments)]
     pub fn enqueue_gemm_timed<T: Element>(
         &self,
@@ -324,23 +309,22 @@ impl CompiledVariant {
                 reason: "a variant runs only a non-empty product with alpha != 0".into(),
             });
         }
-        let (kernel, first) = self.enqueue_with_first(queue.get(), &problem, alpha, beta, wait, true)?;
-        let first = first.map(|e| {
+        let (kernel, scale) = self.enqueue_with_scale(queue.get(), &problem, alpha, beta, wait, true)?;
+        let scale = scale.map(|e| {
             let raw = e.0;
             std::mem::forget(e); // the reference passes to opencl3's event
             opencl3::event::Event::new(raw)
         });
-        Ok((opencl3::event::Event::new(kernel), first))
+        Ok((opencl3::event::Event::new(kernel), scale))
     }
 
-    /// Launches the variant on a problem already checked by `gemm::validate`. A large launch may
-    /// first copy an operand contiguous along K transposed into a scratch buffer
-    /// ([`Geometry::transposes_first`]). A launch that splits K (or runs stream-K) with
-    /// compare-and-swap adds first enqueues C = beta * C; with PTX reductions it is one kernel,
-    /// whose split 0 (for stream-K, the part with the tile's first step of K) releases each tile's
-    /// other parts. The kernel waits for what comes first, so the returned event completes after
-    /// all (its profiling times are the kernel's alone). Without `want_event` the kernel is
-    /// enqueued without an event where nothing here needs one, and the returned event is null.
+    /// Launches the variant on a problem already checked by `gemm::validate`. A launch that splits
+    /// K (or runs stream-K) with compare-and-swap adds first enqueues C = beta * C, and the kernel
+    /// waits for it, so the returned event completes after both (its profiling times are the
+    /// kernel's alone); with PTX reductions it is one kernel, whose split 0 (for stream-K, the part
+    /// with the tile's first step of K) releases each tile's other parts. Without `want_event` the
+    /// kernel is enqueued without an event where nothing here needs one, and the returned event is
+    /// null.
     pub(crate) fn enqueue<T: Element>(
         &self,
         queue: cl_command_queue,
@@ -350,12 +334,11 @@ impl CompiledVariant {
         wait: &[cl_event],
         want_event: bool,
     ) -> Result<cl_event> {
-        Ok(self.enqueue_with_first(queue, problem, alpha, beta, wait, want_event)?.0)
+        Ok(self.enqueue_with_scale(queue, problem, alpha, beta, wait, want_event)?.0)
     }
 
-    /// [`CompiledVariant::enqueue`], also returning the event of the launch's first kernel where it
-    /// enqueues more than one (a transposed copy, else `scale_c`).
-    fn enqueue_with_first<T: Element>(
+    /// [`CompiledVariant::enqueue`], also returning the `scale_c` event of a launch that splits K.
+    fn enqueue_with_scale<T: Element>(
         &self,
         queue: cl_command_queue,
         problem: &Problem,
@@ -364,13 +347,11 @@ impl CompiledVariant {
         wait: &[cl_event],
         want_event: bool,
     ) -> Result<(cl_event, Option<Event>)> {
-        let mut p = match self.geometry.orientation {
+        let p = match self.geometry.orientation {
             Orientation::SmallM if problem.m > problem.n => problem.transposed(),
             Orientation::AlongM if !problem.a.along_outer && problem.b.along_outer => problem.transposed(),
             _ => *problem,
         };
-        // Kept until the kernel is enqueued: OpenCL frees a released buffer once its commands end.
-        let copies = self.copy_transposed::<T>(queue, &mut p, wait)?;
         let g = &self.geometry;
         let stream_k_groups =
             self.split.as_ref().and_then(|_| g.stream_k_groups(p.m, p.n, p.k, p.batch, self.compute_units));
@@ -401,8 +382,8 @@ impl CompiledVariant {
             }
             _ => None,
         };
-        let before: Vec<cl_event> = copies.iter().map(|c| c.event.0).chain(scaled.iter().map(|e| e.0)).collect();
-        let wait = if before.is_empty() { wait } else { &before[..] };
+        let scaled_list: Vec<cl_event> = scaled.iter().map(|e| e.0).collect();
+        let wait = if scaled.is_some() { &scaled_list[..] } else { wait };
         let entry =
             entries.kernels[p.a.along_outer as usize * 2 + p.b.along_outer as usize].lock().expect("kernel lock");
         let mut args = KernelArgs::new(&entry);
@@ -449,73 +430,7 @@ impl CompiledVariant {
                 Ok((event, None))
             });
         }
-        let event = launch(queue, &entry, global, local, wait, want_event)?;
-        Ok((event, copies.into_iter().next().map(|c| c.event).or(scaled)))
-    }
-
-    /// Copies each operand of `p` that [`Geometry::transposes_first`] names into a scratch buffer
-    /// contiguous along M (A) or N (B), after the events in `wait`, and puts the copy in its place.
-    /// An operand whose copy the device cannot hold (beyond its largest buffer, or refused by
-    /// clCreateBuffer) stays as it is.
-    fn copy_transposed<T: Element>(
-        &self,
-        queue: cl_command_queue,
-        p: &mut Problem,
-        wait: &[cl_event],
-    ) -> Result<Vec<TransposedCopy>> {
-        let Some(kernel) = &self.transpose else { return Ok(Vec::new()) };
-        let (m, n, k, batch) = (p.m, p.n, p.k, p.batch);
-        let mut copies = Vec::new();
-        for (index, operand, rows) in [(0, &mut p.a, m), (1, &mut p.b, n)] {
-            if operand.along_outer || !self.geometry.transposes_first(index, m, n, k) {
-                continue;
-            }
-            // Columns of 32 elements keep the kernel's vector loads aligned and its rows coalesced.
-            let ld = rows.next_multiple_of(32);
-            let Some(elements) = ld.checked_mul(k).and_then(|e| e.checked_mul(batch)) else { continue };
-            let bytes = elements.saturating_mul(std::mem::size_of::<T>());
-            if elements > i32::MAX as usize || bytes as u64 > self.max_alloc_bytes {
-                continue;
-            }
-            let context = crate::gemm::queue_context(queue)?;
-            // SAFETY: the context is valid; no host pointer is passed.
-            let Ok(mem) = (unsafe { create_buffer(context, CL_MEM_READ_WRITE, bytes, ptr::null_mut()) }) else {
-                continue;
-            };
-            let scratch = Scratch(mem);
-            let kernel = kernel.lock().expect("kernel lock");
-            let mut args = KernelArgs::new(&kernel);
-            args.int(rows)?
-                .int(k)?
-                .mem(operand.mem)?
-                .int(operand.offset)?
-                .int(operand.ld)?
-                .int(operand.batch_stride)?;
-            args.mem(scratch.0)?.int(ld)?.int(ld * k)?;
-            let global = [k.div_ceil(32) * 32, rows.div_ceil(32) * 8, batch];
-            let event = Event(launch(queue, &kernel, global, Some([32, 8, 1]), wait, true)?);
-            *operand = crate::gemm::Operand { mem: scratch.0, offset: 0, ld, along_outer: true, batch_stride: ld * k };
-            copies.push(TransposedCopy { _scratch: scratch, event });
-        }
-        Ok(copies)
-    }
-}
-
-/// An operand copied transposed for one launch: its scratch buffer and the copy's event.
-struct TransposedCopy {
-    _scratch: Scratch,
-    event: Event,
-}
-
-/// A buffer this code created, released on drop (OpenCL frees it once the commands using it end).
-struct Scratch(cl_mem);
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        // SAFETY: we own the buffer's one reference.
-        unsafe {
-            let _ = opencl3::memory::release_mem_object(self.0);
-        }
+        Ok((launch(queue, &entry, global, local, wait, want_event)?, scaled))
     }
 }
 

@@ -4,7 +4,8 @@
 # then scripts/device/bench-two-sets.sh on shapes.txt in row-major NN and NT (PyTorch's `Linear`),
 # fewfit after (.device/peers) and before (.device/peers-before, the build of 09f0462) in turn,
 # with CLBlast and cuBLAS in each run. Outputs under $OUT/nn and $OUT/nt.
-# Binaries: scripts/device/build.sh, .device/tests/transposed_copy, .device/peers-before.
+# Binaries: scripts/device/build.sh at 305d34c (code/transposed-copy.patch on 09f0462, reverted
+# after this A/B), .device/tests/transposed_copy (its test), .device/peers-before (09f0462).
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 here=docs/data/transposed-copy-2026-12-04
