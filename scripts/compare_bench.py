@@ -4,10 +4,12 @@ JSON) on their common shapes: fewfit's speed new / old in wall and device time b
 CLBlast's likewise (unchanged code: how much the GPU itself moved between the calls), fewfit /
 cuBLAS device time on the shapes of at least 1 GFLOP in each run, and, in the new run, wall minus
 device time where fewfit's launch split K and where it did not (KSPLIT from the variant id; for
-KSPLIT = 0 the limits of scripts/fit_split_rule.py given by --rule). Standard library only.
+KSPLIT = 0 the limits of scripts/fit_split_rule.py given by --rule). With --per-shape, first each
+common shape's fewfit new / old in wall and device time and its wall minus device time in both runs.
+Standard library only.
 
 Usage: python3 scripts/compare_bench.py OLD_PEERS OLD_CUBLAS NEW_PEERS NEW_CUBLAS
-       [--rule GROUPS,C,DEPTH,PER_GROUP] [--compute-units 132]
+       [--rule GROUPS,C,DEPTH,PER_GROUP] [--compute-units 132] [--per-shape]
 """
 import argparse
 import re
@@ -44,12 +46,19 @@ def main():
     p.add_argument('new_cublas')
     p.add_argument('--rule', default='64,131072,128,0')
     p.add_argument('--compute-units', type=int, default=132)
+    p.add_argument('--per-shape', action='store_true')
     args = p.parse_args()
     old, new = rows(args.old_peers), rows(args.new_peers)
     old_cublas, new_cublas = rows(args.old_cublas), rows(args.new_cublas)
     common = [s for s in old if s in new]
     speed = lambda a, b, peer, clock: a[peer]['timing'][clock] / b[peer]['timing'][clock]
     print(f'{len(common)} common shapes; ratios > 1: faster in the new run')
+    if args.per_shape:
+        gap = lambda r: (r['fewfit']['timing']['wall_ms'] - r['fewfit']['timing']['event_ms']) * 1e3
+        print('  M x N x K: fewfit new / old by wall, by device time; wall - device time old, new (us)')
+        for s in common:
+            fw, fe = speed(old[s], new[s], 'fewfit', 'wall_ms'), speed(old[s], new[s], 'fewfit', 'event_ms')
+            print(f'  {"x".join(map(str, s)):>16} {fw:6.3f} {fe:6.3f} {gap(old[s]):8.1f} {gap(new[s]):8.1f}')
     for lo, hi in BUCKETS:
         shapes = [s for s in common if lo <= flops(s) < hi]
         if not shapes:

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # On the lent GPU machine: the transposed copy of an operand contiguous along K, before and after
-# in one call. First tests/transposed_copy and the variants test of the carried build on the GPU,
+# in one call. First tests/transposed_copy of the carried build on the GPU (bench-two-sets.sh then
+# runs the variants, errors and threads tests),
 # then scripts/device/bench-two-sets.sh on shapes.txt in row-major NN and NT (PyTorch's `Linear`),
 # fewfit after (.device/peers) and before (.device/peers-before, the build of 09f0462) in turn,
 # with CLBlast and cuBLAS in each run. Outputs under $OUT/nn and $OUT/nt.
