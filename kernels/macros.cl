@@ -224,6 +224,38 @@ __kernel void scale_c(const int M, const int N, const real beta,
 }
 {%- endmacro scale_kernel %}
 
+{% macro transpose_kernel() -%}
+// Copies an operand's batch items, each `rows` x `cols` with its columns contiguous (element
+// (r, c) at src_off + r * src_ld + c), transposed into dst (element (r, c) at c * dst_ld + r),
+// through a 32 x 32 tile in local memory, so that both the reads and the writes are coalesced.
+// The host runs it before a large launch whose work-groups would otherwise transpose that
+// operand's every slice on its way into local memory (Geometry::transposes_first). Work-groups
+// of 32 x 8; dimension 2 is the batch.
+__kernel __attribute__((reqd_work_group_size(32, 8, 1)))
+void transpose_operand(const int rows, const int cols, const __global real* restrict src, const int src_off,
+                       const int src_ld, const int src_bs, __global real* restrict dst, const int dst_ld,
+                       const int dst_bs) {
+    __local real tile[32][33];
+    const int tx = get_local_id(0);
+    const int ty = get_local_id(1);
+    const int c0 = get_group_id(0) * 32;
+    const int r0 = get_group_id(1) * 32;
+    const __global real* s = src + src_off + get_global_id(2) * src_bs;
+    __global real* d = dst + get_global_id(2) * dst_bs;
+    for (int y = ty; y < 32; y += 8) {
+        if (r0 + y < rows && c0 + tx < cols) {
+            tile[y][tx] = s[(r0 + y) * src_ld + c0 + tx];
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int y = ty; y < 32; y += 8) {
+        if (c0 + y < cols && r0 + tx < rows) {
+            d[(c0 + y) * dst_ld + r0 + tx] = tile[tx][y];
+        }
+    }
+}
+{%- endmacro transpose_kernel %}
+
 {% macro atomic_add() -%}
 // atomic_add_real(p, v): *p += v atomically, where the device can (ATOMIC_ADD_REAL is then defined).
 #if defined(NVIDIA_PTX_RED)

@@ -23,8 +23,8 @@ use crate::codegen::{AtomicAdd, Family, Geometry, Orientation, PackA, ShapeFeatu
 use crate::device::{DeviceClass, DeviceInfo};
 use crate::error::{cl, Error, Result};
 use crate::gemm::{mem_len, Element, Precision, Problem};
+use crate::reused_buffers::{BufferPool, Lease};
 use crate::selection::{self, VariantId, HELPERS_SOURCE};
-use crate::tile_flags::TileFlags;
 
 static PROGRAMS_COMPILED: AtomicU64 = AtomicU64::new(0);
 static PROGRAMS_FROM_CACHE: AtomicU64 = AtomicU64::new(0);
@@ -129,9 +129,24 @@ pub struct CompiledVariant {
     compute_units: usize,
     /// How split-K adds into C on the device, which sets how far KSPLIT = 0 splits.
     atomic_add: AtomicAdd,
-    /// The flags by which split 0 releases a tile's other splits (where C is not scaled first).
-    tile_flags: TileFlags,
+    /// The flags by which split 0 of a split-K launch releases a tile's other splits, where C is
+    /// not scaled first: split 0 stores C and sets the tile's flag to the launch's epoch (its use
+    /// number on the buffer), and the other splits wait for it before they add into C. The
+    /// buffers start zeroed and are never zeroed again: each launch on one has a new epoch, so a
+    /// flag left by an earlier launch never matches.
+    tile_flags: BufferPool,
+    /// The variant's own `transpose_operand`, where its work-groups store an operand contiguous
+    /// along K transposed into local memory and the device runs 32 x 8 work-groups: large launches
+    /// copy that operand transposed first ([`Geometry::transposes_first`]).
+    transpose: Option<Mutex<Kernel>>,
+    /// The engine's scratch buffers for the copies of A and B.
+    transposed_copies: Arc<[BufferPool; 2]>,
+    /// The device's largest buffer, in bytes (a transposed copy must fit).
+    max_alloc_bytes: usize,
 }
+
+/// The least size of a flag buffer: 1024 flags.
+const MIN_FLAG_BYTES: usize = 1024 * std::mem::size_of::<u32>();
 
 /// A built program's four entry points, one per operand layout.
 struct EntryPoints {
@@ -246,6 +261,10 @@ impl CompiledVariant {
             Some(entries) if atomic_add.scales_c_first() => Some(Mutex::new(entries.program.kernel("scale_c")?)),
             _ => None,
         };
+        let transpose = match geometry.transposing_stores.contains(&true) && info.max_work_group_size >= 256 {
+            true => Some(Mutex::new(main.program.kernel("transpose_operand")?)),
+            false => None,
+        };
         Ok(CompiledVariant {
             id: id.to_string(),
             family: variant.family,
@@ -257,7 +276,10 @@ impl CompiledVariant {
             scale_local: info.max_work_group_size >= 256,
             compute_units: info.compute_units,
             atomic_add,
-            tile_flags: TileFlags::default(),
+            tile_flags: BufferPool::new(true, MIN_FLAG_BYTES),
+            transpose,
+            transposed_copies: engine.transposed_copies.clone(),
+            max_alloc_bytes: usize::try_from(info.max_alloc_bytes).unwrap_or(usize::MAX),
         })
     }
 
@@ -284,9 +306,11 @@ impl CompiledVariant {
         Ok(self.enqueue_gemm_timed(queue, spec, alpha, a, b, beta, c, wait)?.0)
     }
 
-    /// As [`CompiledVariant::enqueue_gemm`], also returning the event of the `scale_c` kernel that a
-    /// launch splitting K enqueues first where the device's atomic add needs it (`None` otherwise,
-    /// as on NVIDIA GPUs): the launch's device time runs from that event's start to the kernel's end.
+    /// As [`CompiledVariant::enqueue_gemm`], also returning the event of the launch's first kernel
+    /// where it enqueues more than one (`None` otherwise): the copy of an operand transposed
+    /// ([`Geometry::transposes_first`]), or the `scale_c` kernel that a launch splitting K enqueues
+    /// first where the device's atomic add needs it (not on NVIDIA GPUs). The launch's device time
+    /// runs from that event's start to the kernel's end.
     #[allow(clippy::too_many_arguments)]
     pub fn enqueue_gemm_timed<T: Element>(
         &self,
@@ -309,22 +333,23 @@ impl CompiledVariant {
                 reason: "a variant runs only a non-empty product with alpha != 0".into(),
             });
         }
-        let (kernel, scale) = self.enqueue_with_scale(queue.get(), &problem, alpha, beta, wait, true)?;
-        let scale = scale.map(|e| {
+        let (kernel, first) = self.enqueue_with_first(queue.get(), &problem, alpha, beta, wait, true)?;
+        let first = first.map(|e| {
             let raw = e.0;
             std::mem::forget(e); // the reference passes to opencl3's event
             opencl3::event::Event::new(raw)
         });
-        Ok((opencl3::event::Event::new(kernel), scale))
+        Ok((opencl3::event::Event::new(kernel), first))
     }
 
-    /// Launches the variant on a problem already checked by `gemm::validate`. A launch that splits
-    /// K (or runs stream-K) with compare-and-swap adds first enqueues C = beta * C, and the kernel
-    /// waits for it, so the returned event completes after both (its profiling times are the
-    /// kernel's alone); with PTX reductions it is one kernel, whose split 0 (for stream-K, the part
-    /// with the tile's first step of K) releases each tile's other parts. Without `want_event` the
-    /// kernel is enqueued without an event where nothing here needs one, and the returned event is
-    /// null.
+    /// Launches the variant on a problem already checked by `gemm::validate`. A large launch may
+    /// first copy an operand contiguous along K transposed into a scratch buffer
+    /// ([`Geometry::transposes_first`]). A launch that splits K (or runs stream-K) with
+    /// compare-and-swap adds first enqueues C = beta * C; with PTX reductions it is one kernel,
+    /// whose split 0 (for stream-K, the part with the tile's first step of K) releases each tile's
+    /// other parts. The kernel waits for what comes first, so the returned event completes after
+    /// all (its profiling times are the kernel's alone). Without `want_event` the kernel is
+    /// enqueued without an event where nothing here needs one, and the returned event is null.
     pub(crate) fn enqueue<T: Element>(
         &self,
         queue: cl_command_queue,
@@ -334,11 +359,12 @@ impl CompiledVariant {
         wait: &[cl_event],
         want_event: bool,
     ) -> Result<cl_event> {
-        Ok(self.enqueue_with_scale(queue, problem, alpha, beta, wait, want_event)?.0)
+        Ok(self.enqueue_with_first(queue, problem, alpha, beta, wait, want_event)?.0)
     }
 
-    /// [`CompiledVariant::enqueue`], also returning the `scale_c` event of a launch that splits K.
-    fn enqueue_with_scale<T: Element>(
+    /// [`CompiledVariant::enqueue`], also returning the event of the launch's first kernel where it
+    /// enqueues more than one (a transposed copy, else `scale_c`).
+    fn enqueue_with_first<T: Element>(
         &self,
         queue: cl_command_queue,
         problem: &Problem,
@@ -347,11 +373,13 @@ impl CompiledVariant {
         wait: &[cl_event],
         want_event: bool,
     ) -> Result<(cl_event, Option<Event>)> {
-        let p = match self.geometry.orientation {
+        let mut p = match self.geometry.orientation {
             Orientation::SmallM if problem.m > problem.n => problem.transposed(),
             Orientation::AlongM if !problem.a.along_outer && problem.b.along_outer => problem.transposed(),
             _ => *problem,
         };
+        // Their scratch buffers stay leased until the kernel that reads them records its event.
+        let copies = self.copy_transposed::<T>(queue, &mut p, wait)?;
         let g = &self.geometry;
         let stream_k_groups =
             self.split.as_ref().and_then(|_| g.stream_k_groups(p.m, p.n, p.k, p.batch, self.compute_units));
@@ -382,8 +410,8 @@ impl CompiledVariant {
             }
             _ => None,
         };
-        let scaled_list: Vec<cl_event> = scaled.iter().map(|e| e.0).collect();
-        let wait = if scaled.is_some() { &scaled_list[..] } else { wait };
+        let before: Vec<cl_event> = copies.iter().map(|c| c.event.0).chain(scaled.iter().map(|e| e.0)).collect();
+        let wait = if before.is_empty() { wait } else { &before[..] };
         let entry =
             entries.kernels[p.a.along_outer as usize * 2 + p.b.along_outer as usize].lock().expect("kernel lock");
         let mut args = KernelArgs::new(&entry);
@@ -411,27 +439,87 @@ impl CompiledVariant {
             None => [tiles[0] * g.local[0], tiles[1] * g.local[1], p.batch * splits],
         };
         let local = Some([g.local[0], g.local[1], 1]);
+        let mut leases: Vec<Lease> = Vec::new();
         if released_by_first_part {
-            return self.tile_flags.with_flags(queue, tiles[0] * tiles[1] * p.batch, |flags| {
-                args.mem(flags.flags)?.value(flags.epoch)?;
-                // The flags' slot keeps this launch's event, to know when they may be reused; on an
-                // in-order queue the queue's order suffices where the caller wants no event.
-                if !want_event && flags.in_order {
-                    let none = launch(queue, &entry, global, local, wait, false)?;
-                    flags.launched_unobserved(queue);
-                    return Ok((none, None));
-                }
-                let event = launch(queue, &entry, global, local, wait, true)?;
-                flags.launched(queue, event)?;
-                if !want_event {
-                    drop(Event(event)); // the slot holds its own reference
-                    return Ok((ptr::null_mut(), None));
-                }
-                Ok((event, None))
-            });
+            let bytes = tiles[0] * tiles[1] * p.batch * std::mem::size_of::<u32>();
+            let flags = self.tile_flags.lease(queue, bytes, self.max_alloc_bytes)?;
+            args.mem(flags.mem())?.value(flags.use_number())?;
+            leases.push(flags);
         }
-        Ok((launch(queue, &entry, global, local, wait, want_event)?, scaled))
+        // The copies' events stay alive until the kernel that waits for them is enqueued.
+        let (copy_leases, copy_events): (Vec<Lease>, Vec<Event>) =
+            copies.into_iter().map(|c| (c.lease, c.event)).unzip();
+        leases.extend(copy_leases);
+        if leases.is_empty() {
+            return Ok((launch(queue, &entry, global, local, wait, want_event)?, scaled));
+        }
+        // The leased buffers keep this launch's event, to know when they may be reused; on an
+        // in-order queue the queue's order suffices where the caller wants no event.
+        if !want_event && leases[0].in_order() {
+            let none = launch(queue, &entry, global, local, wait, false)?;
+            leases.into_iter().for_each(Lease::launched_unobserved);
+            return Ok((none, None));
+        }
+        let event = launch(queue, &entry, global, local, wait, true)?;
+        for lease in leases {
+            lease.launched(event)?;
+        }
+        if !want_event {
+            drop(Event(event)); // the leases hold their own references
+            return Ok((ptr::null_mut(), None));
+        }
+        Ok((event, copy_events.into_iter().next().or(scaled)))
     }
+
+    /// Copies each operand of `p` that [`Geometry::transposes_first`] names into a scratch buffer
+    /// contiguous along M (A) or N (B), after the events in `wait`, and puts the copy in its place.
+    /// An operand whose copy the device cannot hold (beyond its largest buffer, or refused by
+    /// clCreateBuffer) stays as it is.
+    fn copy_transposed<T: Element>(
+        &self,
+        queue: cl_command_queue,
+        p: &mut Problem,
+        wait: &[cl_event],
+    ) -> Result<Vec<TransposedCopy<'_>>> {
+        let Some(kernel) = &self.transpose else { return Ok(Vec::new()) };
+        let (m, n, k, batch) = (p.m, p.n, p.k, p.batch);
+        let mut copies = Vec::new();
+        for (index, operand, rows) in [(0, &mut p.a, m), (1, &mut p.b, n)] {
+            if operand.along_outer || !self.geometry.transposes_first(index, m, n, k) {
+                continue;
+            }
+            // Columns of 32 elements keep the kernel's vector loads aligned and its rows coalesced.
+            let ld = rows.next_multiple_of(32);
+            let Some(elements) = ld.checked_mul(k).and_then(|e| e.checked_mul(batch)) else { continue };
+            let bytes = elements.saturating_mul(std::mem::size_of::<T>());
+            if elements > i32::MAX as usize || bytes > self.max_alloc_bytes {
+                continue;
+            }
+            // A buffer the device refuses leaves the operand as it is.
+            let Ok(lease) = self.transposed_copies[index].lease(queue, bytes, self.max_alloc_bytes) else { continue };
+            let kernel = kernel.lock().expect("kernel lock");
+            let mut args = KernelArgs::new(&kernel);
+            args.int(rows)?
+                .int(k)?
+                .mem(operand.mem)?
+                .int(operand.offset)?
+                .int(operand.ld)?
+                .int(operand.batch_stride)?;
+            args.mem(lease.mem())?.int(ld)?.int(ld * k)?;
+            let global = [k.div_ceil(32) * 32, rows.div_ceil(32) * 8, batch];
+            let event = Event(launch(queue, &kernel, global, Some([32, 8, 1]), wait, true)?);
+            *operand =
+                crate::gemm::Operand { mem: lease.mem(), offset: 0, ld, along_outer: true, batch_stride: ld * k };
+            copies.push(TransposedCopy { lease, event });
+        }
+        Ok(copies)
+    }
+}
+
+/// An operand copied transposed for one launch: its leased scratch buffer and the copy's event.
+struct TransposedCopy<'a> {
+    lease: Lease<'a>,
+    event: Event,
 }
 
 /// An event this code enqueued and still holds, released on drop.
@@ -623,6 +711,9 @@ pub struct Engine {
     cache: BinaryCache,
     /// Each precision's set, or why it did not build (kept, so that later calls fail at once).
     sets: [OnceCell<Result<CompiledSet>>; 2],
+    /// The scratch buffers of operands A and B copied transposed first, which all the set's
+    /// variants share: each holds the largest copy a launch has needed, for the engine's life.
+    transposed_copies: Arc<[BufferPool; 2]>,
 }
 
 // SAFETY: OpenCL contexts and device ids may be used from any thread; the sets are behind OnceCell.
@@ -647,7 +738,8 @@ impl Engine {
         // SAFETY: the context is valid; the engine keeps it alive until dropped.
         unsafe { opencl3::context::context::retain_context(context) }.map_err(cl("clRetainContext"))?;
         let cache = BinaryCache::for_device(&info);
-        Ok(Engine { context, device, info, cache, sets: [OnceCell::new(), OnceCell::new()] })
+        let transposed_copies = Arc::new([BufferPool::new(false, 0), BufferPool::new(false, 0)]);
+        Ok(Engine { context, device, info, cache, sets: [OnceCell::new(), OnceCell::new()], transposed_copies })
     }
 
     /// The engine of a (context, device), created on first use and kept for the process's life.

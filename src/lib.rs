@@ -13,8 +13,8 @@ mod engine;
 mod error;
 mod gemm;
 mod host;
+mod reused_buffers;
 pub mod selection;
-mod tile_flags;
 
 #[cfg(feature = "tune")]
 pub mod tuner;

@@ -489,6 +489,9 @@ impl Variant {
                 stream_k: p("SK"),
                 k_step: p("KWG"),
                 pack_a: PackA::Never,
+                // Slices staged through registers (DB other than 3 and 4) are stored transposed
+                // where the operand is contiguous along K.
+                transposing_stores: [p("SA") == 1, p("SB") == 1].map(|staged| staged && !matches!(p("DB"), 3 | 4)),
             },
             Family::Direct => Geometry {
                 local: [1, p("NDIMD") * p("KDIMD")],
@@ -499,6 +502,7 @@ impl Variant {
                 stream_k: 0,
                 k_step: 1,
                 pack_a: PackA::Never,
+                transposing_stores: [false; 2],
             },
             Family::Panel => Geometry {
                 local: [p("LM"), p("LN")],
@@ -513,6 +517,7 @@ impl Variant {
                     1 => PackA::Always,
                     _ => PackA::WhereLarge,
                 },
+                transposing_stores: [false; 2],
             },
         }
     }
@@ -543,6 +548,11 @@ pub struct Geometry {
     pub k_step: usize,
     /// Where the panel family's groups copy A's slices into local memory (PA).
     pub pack_a: PackA,
+    /// For A and B: whether the groups store the operand's slices into local memory transposed
+    /// where it is contiguous along K (an xgemm variant staging it through registers, SA / SB = 1
+    /// and DB not 3 or 4), so that a large launch copies it transposed first
+    /// ([`Geometry::transposes_first`]).
+    pub transposing_stores: [bool; 2],
 }
 
 /// Where a variant's groups copy A's K slices into local memory first (the panel family's PA).
@@ -563,6 +573,14 @@ pub enum PackA {
 /// below 2·10⁹ flops and 1.11× and 1.12× above, and 2²⁹ lies among the best thresholds on both
 /// (docs/PERFORMANCE.md, "A packed where the launch is large").
 pub const PACK_A_MIN_MADDS: usize = 1 << 29;
+
+/// The least other dimension of C (N for A, M for B) from which a launch copies an operand
+/// contiguous along K transposed first ([`Geometry::transposes_first`]).
+pub const TRANSPOSE_MIN_OTHER: usize = 1024;
+
+/// The fewest multiply-adds per batch item (M·N·K) from which a launch copies an operand
+/// contiguous along K transposed first ([`Geometry::transposes_first`]).
+pub const TRANSPOSE_MIN_MADDS: usize = 1 << 33;
 
 /// How KSPLIT = 0 chooses the splits of K of a launch ([`Geometry::splits_for`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -771,6 +789,18 @@ const STREAM_K_MIN_STEPS: usize = 8;
 const STREAM_K_BELOW_FILL_PERCENT: usize = 85;
 
 impl Geometry {
+    /// Whether a launch of `m` × `n` × `k` (one batch item) first copies its operand A (`operand`
+    /// 0, M x K) or B (1, K x N), contiguous along K, into a scratch buffer contiguous along M or N:
+    /// where the groups would store that operand transposed into local memory, the other dimension
+    /// of C is at least [`TRANSPOSE_MIN_OTHER`] (each element of the copy is read by that many
+    /// multiply-adds) and the launch holds at least [`TRANSPOSE_MIN_MADDS`] multiply-adds.
+    pub fn transposes_first(&self, operand: usize, m: usize, n: usize, k: usize) -> bool {
+        let other = if operand == 0 { n } else { m };
+        self.transposing_stores[operand]
+            && other >= TRANSPOSE_MIN_OTHER
+            && m.saturating_mul(n).saturating_mul(k) >= TRANSPOSE_MIN_MADDS
+    }
+
     /// Whether a launch of `m` × `n` × `k` (one batch item) runs the program that packs A.
     pub fn packs_a(&self, m: usize, n: usize, k: usize) -> bool {
         match self.pack_a {

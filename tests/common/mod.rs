@@ -100,28 +100,42 @@ pub fn reference<T: TestElement>(
     beta: T,
     c: &[T],
 ) -> Vec<(usize, f64, f64)> {
-    let (alpha, beta) = (alpha.to_f64(), beta.to_f64());
     let mut out = Vec::with_capacity(spec.m * spec.n);
     for i in 0..spec.m {
         for j in 0..spec.n {
-            let (mut sum, mut mag) = (0.0, 0.0);
-            if alpha != 0.0 {
-                for p in 0..spec.k {
-                    let prod = op_at(a, spec.layout, spec.trans_a, spec.a_offset, spec.lda, i, p)
-                        * op_at(b, spec.layout, spec.trans_b, spec.b_offset, spec.ldb, p, j);
-                    sum += prod;
-                    mag += prod.abs();
-                }
-            }
-            let idx = c_index(spec, i, j);
-            let c0 = if beta == 0.0 { 0.0 } else { c[idx].to_f64() };
-            let expected = alpha * sum + beta * c0;
-            let bound =
-                4.0 * (spec.k as f64 + 2.0) * T::EPSILON * (alpha.abs() * mag + (beta * c0).abs()) + f64::MIN_POSITIVE;
-            out.push((idx, expected, bound));
+            out.push(reference_at(spec, alpha, a, b, beta, c, i, j));
         }
     }
     out
+}
+
+/// [`reference`] of the one element C[i][j]: its index, expected value and error bound.
+#[allow(clippy::too_many_arguments)]
+pub fn reference_at<T: TestElement>(
+    spec: &GemmSpec,
+    alpha: T,
+    a: &[T],
+    b: &[T],
+    beta: T,
+    c: &[T],
+    i: usize,
+    j: usize,
+) -> (usize, f64, f64) {
+    let (alpha, beta) = (alpha.to_f64(), beta.to_f64());
+    let (mut sum, mut mag) = (0.0, 0.0);
+    if alpha != 0.0 {
+        for p in 0..spec.k {
+            let prod = op_at(a, spec.layout, spec.trans_a, spec.a_offset, spec.lda, i, p)
+                * op_at(b, spec.layout, spec.trans_b, spec.b_offset, spec.ldb, p, j);
+            sum += prod;
+            mag += prod.abs();
+        }
+    }
+    let idx = c_index(spec, i, j);
+    let c0 = if beta == 0.0 { 0.0 } else { c[idx].to_f64() };
+    let expected = alpha * sum + beta * c0;
+    let bound = 4.0 * (spec.k as f64 + 2.0) * T::EPSILON * (alpha.abs() * mag + (beta * c0).abs()) + f64::MIN_POSITIVE;
+    (idx, expected, bound)
 }
 
 /// Elements a buffer needs for a stored matrix of (lines, line length) with offset and ld, plus
