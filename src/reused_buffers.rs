@@ -1,5 +1,6 @@
 //! Device buffers that launches reuse instead of creating their own: the per-tile flags of split-K
-//! launches ([`crate::tile_flags`]) and the scratch copies of operands copied transposed first.
+//! launches on NVIDIA GPUs and the scratch buffers of operands copied transposed first
+//! (`Geometry::transposes_first`).
 //!
 //! A launch leases a buffer of at least the bytes it needs and records the event of its last
 //! command that uses it. Two launches must not share a buffer while both can run: a buffer is
