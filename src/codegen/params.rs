@@ -597,7 +597,7 @@ pub enum SplitRule {
     /// idle, with at least 512 of K (and KC) and 2²⁰ multiply-adds per split.
     FillCores,
     /// The direct family on GPUs: split only while the work-items are too few to keep each
-    /// compute unit's loads of B in flight, with a deep enough K per split ([`FILL_DEVICE_LIMITS`]).
+    /// compute unit's loads of B in flight, with a deep enough K per split (`FILL_DEVICE_LIMITS` in this module).
     FillDevice,
 }
 
