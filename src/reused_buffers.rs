@@ -73,9 +73,8 @@ impl BufferPool {
     }
 
     /// A buffer of at least `bytes` for a launch on `queue`: a free one of the pool, else a new
-    /// one, which replaces a free one too small (or worn out) or joins the pool. A new buffer is
-    /// rounded up to a power of two where that stays within `max_bytes`, so that growing shapes
-    /// make few of them.
+    /// one of [`new_buffer_bytes`], which replaces a free one too small (or worn out) or joins the
+    /// pool.
     pub(crate) fn lease(&self, queue: cl_command_queue, bytes: usize, max_bytes: usize) -> Result<Lease<'_>> {
         let mut slots = self.slots.lock().expect("buffer pool lock");
         let props: u64 =
@@ -88,8 +87,7 @@ impl BufferPool {
         let index = match found {
             Some(i) => i,
             None => {
-                let rounded = bytes.max(self.min_bytes).next_power_of_two();
-                let slot = Slot::new(queue, if rounded <= max_bytes { rounded } else { bytes }, self.zeroed)?;
+                let slot = Slot::new(queue, new_buffer_bytes(bytes, self.min_bytes, max_bytes), self.zeroed)?;
                 match done.iter().position(|&d| d) {
                     Some(i) => {
                         slots[i] = slot;
@@ -156,6 +154,21 @@ impl Drop for Lease<'_> {
     }
 }
 
+/// The size of a new buffer for `bytes`: at least `min_bytes`, rounded up to a multiple of an eighth
+/// of the power of two at or below it (at most 12.5 % more), so that growing shapes make few buffers and waste little;
+/// `bytes` itself where the rounded size would pass `max_bytes`.
+fn new_buffer_bytes(bytes: usize, min_bytes: usize, max_bytes: usize) -> usize {
+    let bytes = bytes.max(min_bytes).max(1);
+    let power_below = 1usize << (usize::BITS - 1 - bytes.leading_zeros());
+    let step = (power_below / 8).max(1);
+    let rounded = bytes.div_ceil(step).saturating_mul(step);
+    if rounded <= max_bytes {
+        rounded
+    } else {
+        bytes
+    }
+}
+
 /// Whether a launch on `queue` may use a buffer that a launch on `last_queue` used last.
 fn reusable(last_queue: cl_command_queue, queue: cl_command_queue, in_order: bool, last_done: bool) -> bool {
     last_done || (in_order && last_queue == queue)
@@ -192,7 +205,22 @@ impl Slot {
 
 #[cfg(test)]
 mod tests {
-    use super::{last_done, reusable, LastLaunch};
+    use super::{last_done, new_buffer_bytes, reusable, LastLaunch};
+
+    #[test]
+    fn new_buffers_round_up_by_at_most_an_eighth() {
+        assert_eq!(new_buffer_bytes(100, 4096, usize::MAX), 4096, "at least the pool's least size");
+        assert_eq!(new_buffer_bytes(1 << 28, 0, usize::MAX), 1 << 28, "a power of two stays");
+        // 6144 x 6144 floats (144 MiB) take 144 MiB, not 256; one byte more takes 160.
+        assert_eq!(new_buffer_bytes(6144 * 6144 * 4, 0, usize::MAX), 144 << 20);
+        assert_eq!(new_buffer_bytes((144 << 20) + 1, 0, usize::MAX), 160 << 20);
+        for bytes in [1, 7, 1000, 4097, 151 << 20, (1 << 30) + 1] {
+            let new = new_buffer_bytes(bytes, 0, usize::MAX);
+            assert!(new >= bytes && new as f64 <= bytes as f64 * 1.125 + 1.0, "{bytes} -> {new}");
+        }
+        assert_eq!(new_buffer_bytes(1000, 0, 1000), 1000, "never past the device's largest buffer");
+        assert_eq!(new_buffer_bytes(0, 0, 10), 1, "an empty request still gets a buffer");
+    }
 
     #[test]
     fn a_buffer_is_reused_only_when_no_launch_on_it_can_still_run() {
