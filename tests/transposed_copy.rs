@@ -7,7 +7,9 @@
 mod common;
 
 use common::{buffer_len, c_index, device, download, random, reference_at, upload, with_padding};
-use fewfit::codegen::params::{TRANSPOSE_MIN_MADDS, TRANSPOSE_MIN_OTHER};
+use fewfit::codegen::params::{
+    TRANSPOSE_LONG_ROWS, TRANSPOSE_MIN_MADDS, TRANSPOSE_MIN_OTHER, TRANSPOSE_MIN_OTHER_LONG,
+};
 use fewfit::codegen::Family;
 use fewfit::{gemm_with, GemmSpec, Layout, Selection, Transpose, VariantId};
 use opencl3::command_queue::{CommandQueue, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE};
@@ -168,5 +170,30 @@ fn launches_that_may_run_at_once_copy_into_different_buffers() {
     for (seed, data, c_buf, event, _inputs) in runs {
         event.wait().unwrap();
         check_sampled(id, &spec, &data, &download(device, &c_buf, data[2].len()), 100 * seed).unwrap();
+    }
+}
+
+#[test]
+fn an_a_of_many_rows_is_copied_from_a_smaller_other_dimension() {
+    // K deep enough for an m x n launch to hold enough multiply-adds.
+    let k = |m: usize, n: usize| TRANSPOSE_MIN_MADDS.div_ceil(m * n);
+    let (long, low) = (TRANSPOSE_LONG_ROWS, TRANSPOSE_MIN_OTHER_LONG);
+    let ids: Vec<_> =
+        copying_variants().into_iter().filter(|id| id.variant().geometry().transposing_stores[0]).collect();
+    assert!(!ids.is_empty(), "no variant of the set copies A");
+    for id in ids {
+        let g = id.variant().geometry();
+        assert!(g.transposes_first(0, long, low, k(long, low)), "{id}: a long A from the lower bound");
+        assert!(!g.transposes_first(0, long, low - 1, k(long, low - 1)), "{id}: below the lower bound");
+        assert!(
+            !g.transposes_first(0, long - 1, TRANSPOSE_MIN_OTHER - 1, k(long - 1, TRANSPOSE_MIN_OTHER - 1)),
+            "{id}: a shorter A"
+        );
+        assert!(
+            g.transposes_first(0, long - 1, TRANSPOSE_MIN_OTHER, k(long - 1, TRANSPOSE_MIN_OTHER)),
+            "{id}: the usual bound"
+        );
+        // B gains less from its copy: its bound stays.
+        assert!(!g.transposes_first(1, low, long, k(low, long)), "{id}: a long B from the lower bound");
     }
 }

@@ -578,6 +578,16 @@ pub const PACK_A_MIN_MADDS: usize = 1 << 29;
 /// contiguous along K transposed first ([`Geometry::transposes_first`]).
 pub const TRANSPOSE_MIN_OTHER: usize = 1024;
 
+/// The least other dimension of C (N) from which a launch copies an A of at least
+/// [`TRANSPOSE_LONG_ROWS`] rows (M) transposed first. On the H200 such copies paid from 512 (the
+/// kernel's A is the weight of a language model's head in row-major NT at 512-1,000 tokens:
+/// 1.04-1.12× by wall time); copies of an A of 4,096 or 11,008 rows, and of a B of 16,384-32,768
+/// rows, did not (docs/PERFORMANCE.md, "The copy where C's other dimension is 512-1,023").
+pub const TRANSPOSE_MIN_OTHER_LONG: usize = 512;
+
+/// The fewest rows of an A that [`TRANSPOSE_MIN_OTHER_LONG`] applies to.
+pub const TRANSPOSE_LONG_ROWS: usize = 16384;
+
 /// The fewest multiply-adds per batch item (M·N·K) from which a launch copies an operand
 /// contiguous along K transposed first ([`Geometry::transposes_first`]).
 pub const TRANSPOSE_MIN_MADDS: usize = 1 << 33;
@@ -793,11 +803,14 @@ impl Geometry {
     /// 0, M x K) or B (1, K x N), contiguous along K, into a scratch buffer contiguous along M or N:
     /// where the groups would store that operand transposed into local memory, the other dimension
     /// of C is at least [`TRANSPOSE_MIN_OTHER`] (each element of the copy is read by that many
-    /// multiply-adds) and the launch holds at least [`TRANSPOSE_MIN_MADDS`] multiply-adds.
+    /// multiply-adds; [`TRANSPOSE_MIN_OTHER_LONG`] for an A of [`TRANSPOSE_LONG_ROWS`] rows or
+    /// more) and the launch holds at least [`TRANSPOSE_MIN_MADDS`] multiply-adds.
     pub fn transposes_first(&self, operand: usize, m: usize, n: usize, k: usize) -> bool {
         let other = if operand == 0 { n } else { m };
+        let long_a = operand == 0 && m >= TRANSPOSE_LONG_ROWS;
+        let min_other = if long_a { TRANSPOSE_MIN_OTHER_LONG } else { TRANSPOSE_MIN_OTHER };
         self.transposing_stores[operand]
-            && other >= TRANSPOSE_MIN_OTHER
+            && other >= min_other
             && m.saturating_mul(n).saturating_mul(k) >= TRANSPOSE_MIN_MADDS
     }
 
