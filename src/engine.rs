@@ -776,6 +776,18 @@ impl Engine {
         self.sets[precision as usize].get_or_init(|| CompiledSet::build(self, precision)).as_ref().map_err(Error::again)
     }
 
+    /// Releases the scratch buffers that large launches copy an operand transposed into
+    /// ([`crate::codegen::Geometry::transposes_first`]), which the engine otherwise keeps for the
+    /// process's life, and returns their bytes. Buffers that a launch may still use stay; a later
+    /// large launch makes a new one.
+    pub fn release_scratch(&self) -> Result<usize> {
+        let mut released = 0;
+        for pool in self.transposed_copies.iter() {
+            released += pool.release_free()?;
+        }
+        Ok(released)
+    }
+
     /// Builds now what the first call of a precision would build: the variants the device's tree
     /// can pick, so that no call with automatic selection builds a program afterwards. Variants
     /// outside the tree are built when a call first names one ([`crate::Selection::Forced`]).

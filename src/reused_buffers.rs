@@ -105,6 +105,19 @@ impl BufferPool {
     }
 }
 
+impl BufferPool {
+    /// Releases the buffers that no launch can still use, and returns their bytes. A buffer whose
+    /// last launch went without an event stays (its queue may still run it).
+    pub(crate) fn release_free(&self) -> Result<usize> {
+        let mut slots = self.slots.lock().expect("buffer pool lock");
+        let done = slots.iter().map(|s| last_done(&s.last)).collect::<Result<Vec<_>>>()?;
+        let released = slots.iter().zip(&done).filter(|(_, &d)| d).map(|(s, _)| s.bytes).sum();
+        let mut done = done.into_iter();
+        slots.retain(|_| !done.next().unwrap_or(false));
+        Ok(released)
+    }
+}
+
 impl Lease<'_> {
     /// The buffer.
     pub(crate) fn mem(&self) -> cl_mem {

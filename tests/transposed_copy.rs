@@ -11,9 +11,14 @@ use fewfit::codegen::params::{
     TRANSPOSE_LONG_ROWS, TRANSPOSE_MIN_MADDS, TRANSPOSE_MIN_OTHER, TRANSPOSE_MIN_OTHER_LONG,
 };
 use fewfit::codegen::Family;
-use fewfit::{gemm_with, GemmSpec, Layout, Selection, Transpose, VariantId};
+use fewfit::{gemm_with, Engine, GemmSpec, Layout, Selection, Transpose, VariantId};
 use opencl3::command_queue::{CommandQueue, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE};
 use rand::{rngs::StdRng, Rng, SeedableRng};
+use std::sync::Mutex;
+
+/// Held by each test that launches copies: the engine's scratch buffers are shared, and
+/// `the_engine_releases_its_scratch_buffers_once_no_launch_uses_them` counts what it releases.
+static SCRATCH: Mutex<()> = Mutex::new(());
 
 /// The set's variants whose large launches copy an operand transposed.
 fn copying_variants() -> Vec<VariantId> {
@@ -88,6 +93,7 @@ fn run_and_check(id: VariantId, spec: &GemmSpec, seed: u64) -> Result<(), String
 #[test]
 fn large_launches_copy_operands_contiguous_along_k_and_match_the_reference() {
     let Some(_) = device() else { return };
+    let _scratch = SCRATCH.lock().unwrap_or_else(|e| e.into_inner());
     let (m, n, k) = shape();
     let ids = copying_variants();
     assert!(!ids.is_empty(), "the set has no xgemm variant that stores an operand transposed");
@@ -114,6 +120,7 @@ fn large_launches_copy_operands_contiguous_along_k_and_match_the_reference() {
 #[test]
 fn a_batched_large_launch_copies_every_item() {
     let Some(_) = device() else { return };
+    let _scratch = SCRATCH.lock().unwrap_or_else(|e| e.into_inner());
     let (m, n, k) = shape();
     let id = copying_variants()[0];
     let one = GemmSpec::new(Layout::RowMajor, Transpose::No, Transpose::Yes, m, n, k);
@@ -149,6 +156,7 @@ fn a_batched_large_launch_copies_every_item() {
 #[test]
 fn launches_that_may_run_at_once_copy_into_different_buffers() {
     let Some(device) = device() else { return };
+    let _scratch = SCRATCH.lock().unwrap_or_else(|e| e.into_inner());
     let (m, n, k) = shape();
     let id = copying_variants()[0];
     // An out-of-order queue may run the three launches at once: each needs its own scratch.
@@ -196,4 +204,22 @@ fn an_a_of_many_rows_is_copied_from_a_smaller_other_dimension() {
         // B gains less from its copy: its bound stays.
         assert!(!g.transposes_first(1, low, long, k(low, long)), "{id}: a long B from the lower bound");
     }
+}
+
+#[test]
+fn the_engine_releases_its_scratch_buffers_once_no_launch_uses_them() {
+    let Some(device) = device() else { return };
+    let _scratch = SCRATCH.lock().unwrap_or_else(|e| e.into_inner());
+    let engine = Engine::for_queue(device.queue.get()).unwrap();
+    let (m, n, k) = shape();
+    let id = copying_variants()[0];
+    let spec = GemmSpec::new(Layout::RowMajor, Transpose::No, Transpose::Yes, m, n, k);
+    run_and_check(id, &spec, 7).unwrap();
+    // The launch has completed: both copies' buffers go, then nothing is left to release.
+    let copy_bytes = |rows: usize| rows.next_multiple_of(32) * k * std::mem::size_of::<f32>();
+    let released = engine.release_scratch().unwrap();
+    assert!(released >= copy_bytes(m) + copy_bytes(n), "released {released} bytes");
+    assert_eq!(engine.release_scratch().unwrap(), 0);
+    // A later large launch makes new ones and is still right.
+    run_and_check(id, &spec, 8).unwrap();
 }
