@@ -454,8 +454,10 @@ impl CompiledVariant {
             return Ok((launch(queue, &entry, global, local, wait, want_event)?, scaled));
         }
         // The leased buffers keep this launch's event, to know when they may be reused; on an
-        // in-order queue the queue's order suffices where the caller wants no event.
-        if !want_event && leases[0].in_order() {
+        // in-order queue the queue's order suffices where the caller wants no event, but a launch
+        // that copied takes one anyway (a large launch, where it costs nothing), so that
+        // `Engine::release_scratch` can tell when its buffers are free.
+        if !want_event && leases[0].in_order() && copy_events.is_empty() {
             let none = launch(queue, &entry, global, local, wait, false)?;
             leases.into_iter().for_each(Lease::launched_unobserved);
             return Ok((none, None));

@@ -103,9 +103,7 @@ impl BufferPool {
         slots[index].uses += 1;
         Ok(Lease { slots, index, queue, in_order, recorded: false })
     }
-}
 
-impl BufferPool {
     /// Releases the buffers that no launch can still use, and returns their bytes. A buffer whose
     /// last launch went without an event stays (its queue may still run it).
     pub(crate) fn release_free(&self) -> Result<usize> {
@@ -167,9 +165,9 @@ impl Drop for Lease<'_> {
     }
 }
 
-/// The size of a new buffer for `bytes`: at least `min_bytes`, rounded up to a multiple of an eighth
-/// of the power of two at or below it (at most 12.5 % more), so that growing shapes make few buffers and waste little;
-/// `bytes` itself where the rounded size would pass `max_bytes`.
+/// The size of a new buffer for `bytes`: at least `min_bytes`, rounded up to a multiple of an
+/// eighth of the power of two at or below it (at most 12.5 % more), so that growing shapes make few
+/// buffers and waste little; `bytes` itself where the rounded size would pass `max_bytes`.
 fn new_buffer_bytes(bytes: usize, min_bytes: usize, max_bytes: usize) -> usize {
     let bytes = bytes.max(min_bytes).max(1);
     let power_below = 1usize << (usize::BITS - 1 - bytes.leading_zeros());
