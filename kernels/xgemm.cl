@@ -123,7 +123,7 @@ inline void copy_vector(__local real* d, const __global real* s, const int w) {
 {% if SB == 1 %}{{ macros::stage(name="b", R="NWG", DIMO="NDIMB", dim="N") }}{% endif %}
 {% if KSPLIT != 1 or SK != 0 %}{{ macros::atomic_add() }}
 {{ macros::split_flags() }}{% endif %}
-{% if (SA == 1 or SB == 1) and DB != 3 and DB != 4 %}{{ macros::transpose_kernel() }}{% endif %}
+{% if TRANSPOSING_STORES %}{{ macros::transpose_kernel() }}{% endif %}
 inline void xgemm_body(const int M, const int N, const int K, {% if SK != 0 %}const int m0, const int n0, const int kb, const int ke, const int batch{% else %}const int split, const int splits{% endif %}, const real alpha, const real beta,
                        const __global real* restrict A, const int lda, const int a_along_m,
                        const __global real* restrict B, const int ldb, const int b_along_n,

@@ -119,14 +119,13 @@ fn large_launches_copy_operands_contiguous_along_k_and_match_the_reference() {
 
 #[test]
 fn a_batched_large_launch_copies_every_item() {
-    let Some(_) = device() else { return };
+    let Some(device) = device() else { return };
     let _scratch = SCRATCH.lock().unwrap_or_else(|e| e.into_inner());
     let (m, n, k) = shape();
     let id = copying_variants()[0];
     let one = GemmSpec::new(Layout::RowMajor, Transpose::No, Transpose::Yes, m, n, k);
     // Two items of A and B side by side with a gap, C's items apart.
     let spec = one.with_batch(2, m * k + 64, n * k + 32, m * n + 16);
-    let device = device().expect("a device");
     let len = |dims, stride: usize, ld| buffer_len(dims, stride, ld, 0);
     let a = random::<f32>(len(one.a_dims(), m * k + 64, one.lda), 1);
     let b = random::<f32>(len(one.b_dims(), n * k + 32, one.ldb), 2);

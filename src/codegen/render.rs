@@ -53,6 +53,8 @@ pub fn render(variant: &Variant) -> Result<String> {
         context.insert(*name, value);
     }
     context.insert("params", &params);
+    // Whether the program needs `transpose_operand`, by the rule the host copies by.
+    context.insert("TRANSPOSING_STORES", &variant.geometry().transposing_stores.contains(&true));
     let body = engine()?
         .render(variant.family.template(), &context)
         .map_err(|e| template_error(variant.family.template(), &e))?;
