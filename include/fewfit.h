@@ -115,6 +115,13 @@ FewfitStatusCode FewfitDgemmStridedBatched(
     cl_mem c_buffer, const size_t c_offset, const size_t c_ld, const size_t c_stride,
     const size_t batch_count, cl_command_queue* queue, cl_event* event);
 
+/* Drops fewfit's engines: the programs, kernels and scratch buffers it holds on every context, and
+ * its references to the contexts (as CLBlastClearCache). Call it before releasing a context that
+ * fewfit ran on; a later call builds again (from the on-disk binary cache where it can). Built with
+ * the clblast-compat feature, CLBlastClearCache does this and then clears CLBlast's own caches where
+ * libclblast is loaded behind fewfit. */
+FewfitStatusCode FewfitClearCache(void);
+
 /* Programs fewfit has built in this process (compiled or from its binary cache). Look it up with
  * dlsym(RTLD_DEFAULT, "FewfitProgramBuilds") to tell whether GEMM calls went through fewfit. */
 uint64_t FewfitProgramBuilds(void);

@@ -15,7 +15,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use opencl3::event::release_event;
 use opencl3::types::{cl_command_queue, cl_event, cl_mem};
 
-use crate::engine::{build_stats, Engine};
+use crate::engine::{build_stats, release_engines, Engine};
 use crate::error::Error;
 use crate::gemm::{
     enqueue_checked, mem_context, mem_len, queue_context, Element, GemmSpec, Layout, Precision, Selection, Transpose,
@@ -433,6 +433,42 @@ precision_entry_points!(
     FewfitDgemmBatched / CLBlastDgemmBatched,
     FewfitDgemmStridedBatched / CLBlastDgemmStridedBatched
 );
+
+/// Drops fewfit's engines ([`crate::release_engines`]): the programs, kernels and scratch buffers it
+/// holds on every context, and its references to the contexts, as `CLBlastClearCache` does for
+/// CLBlast's. Call it before releasing a context fewfit ran on. A later call builds its variants
+/// again, from the on-disk binary cache where it holds them.
+#[no_mangle]
+pub extern "C" fn FewfitClearCache() -> c_int {
+    guard(|| {
+        release_engines();
+        Ok(())
+    })
+}
+
+/// `CLBlastClearCache` (feature `clblast-compat`): [`FewfitClearCache`], then CLBlast's own where
+/// libclblast is loaded behind fewfit (under `LD_PRELOAD` CLBlast's other routines stay its own, and
+/// so do their caches), returning CLBlast's status.
+#[cfg(feature = "clblast-compat")]
+#[no_mangle]
+pub extern "C" fn CLBlastClearCache() -> c_int {
+    let status = FewfitClearCache();
+    match next_clblast_clear_cache() {
+        // SAFETY: the symbol is CLBlast's `CLBlastStatusCode CLBlastClearCache(void)`.
+        Some(clblast) if status == Status::Success as c_int => unsafe { clblast() },
+        _ => status,
+    }
+}
+
+/// `CLBlastClearCache` in the objects loaded after this library (libclblast under `LD_PRELOAD`).
+#[cfg(feature = "clblast-compat")]
+fn next_clblast_clear_cache() -> Option<unsafe extern "C" fn() -> c_int> {
+    // SAFETY: dlsym with RTLD_NEXT only looks a name up; a null result means no later object has it.
+    let symbol = unsafe { libc::dlsym(libc::RTLD_NEXT, c"CLBlastClearCache".as_ptr()) };
+    // SAFETY: a symbol of that name is CLBlast's function of no arguments returning its status.
+    (!symbol.is_null())
+        .then(|| unsafe { std::mem::transmute::<*mut libc::c_void, unsafe extern "C" fn() -> c_int>(symbol) })
+}
 
 /// Programs fewfit has built in this process (compiled or loaded from its binary cache): a
 /// program can look this symbol up with `dlsym` to tell whether its GEMM calls went to fewfit.

@@ -734,6 +734,18 @@ impl Drop for Engine {
 type Registry = RwLock<HashMap<(usize, usize), Arc<Engine>>>;
 static ENGINES: Lazy<Registry> = Lazy::new(|| RwLock::new(HashMap::new()));
 
+/// Drops every engine: the programs, kernels and scratch buffers fewfit holds for each (context,
+/// device), and its reference to each context, as `CLBlastClearCache` does for CLBlast's. Call it
+/// before releasing a context that fewfit has run on, or to give back device memory. Calls in
+/// flight keep their engine until they return, and OpenCL keeps what enqueued work still uses; the
+/// next call on a context makes its engine again, loading the variants from the on-disk binary
+/// cache where it holds them. Returns the number of engines dropped.
+pub fn release_engines() -> usize {
+    // Taken out first, so that the OpenCL releases of the drop run outside the registry's lock.
+    let engines = std::mem::take(&mut *ENGINES.write().expect("engine registry"));
+    engines.len()
+}
+
 impl Engine {
     fn new(context: cl_context, device: cl_device_id) -> Result<Engine> {
         let info = DeviceInfo::query(device)?;
@@ -744,7 +756,7 @@ impl Engine {
         Ok(Engine { context, device, info, cache, sets: [OnceCell::new(), OnceCell::new()], transposed_copies })
     }
 
-    /// The engine of a (context, device), created on first use and kept for the process's life.
+    /// The engine of a (context, device), created on first use and kept until [`release_engines`].
     pub fn get(context: cl_context, device: cl_device_id) -> Result<Arc<Engine>> {
         let key = (context as usize, device as usize);
         if let Some(e) = ENGINES.read().expect("engine registry").get(&key) {
@@ -779,8 +791,8 @@ impl Engine {
     }
 
     /// Releases the scratch buffers that large launches copy an operand transposed into
-    /// ([`crate::codegen::Geometry::transposes_first`]), which the engine otherwise keeps for the
-    /// process's life, and returns their bytes. Buffers that a launch may still use stay; a later
+    /// ([`crate::codegen::Geometry::transposes_first`]), which the engine otherwise keeps for its
+    /// life, and returns their bytes. Buffers that a launch may still use stay; a later
     /// large launch makes a new one.
     pub fn release_scratch(&self) -> Result<usize> {
         let mut released = 0;

@@ -20,7 +20,7 @@ pub mod selection;
 pub mod tuner;
 
 pub use device::{choose_device, list_devices, DefaultDevice, DeviceClass, DeviceInfo};
-pub use engine::{build_stats, variant_build_options, BuildStats, CompiledVariant, Engine};
+pub use engine::{build_stats, release_engines, variant_build_options, BuildStats, CompiledVariant, Engine};
 pub use error::{Error, Result};
 pub use gemm::{
     chosen_variant, enqueue_raw, gemm, gemm_no_event, gemm_with, Element, GemmSpec, Layout, Precision, Selection,

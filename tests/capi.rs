@@ -123,7 +123,10 @@ fn clblast_program_switches_to_fewfit_with_ld_preload() {
     assert!(preloaded.status.success() && stdout.contains("results: ok"), "preloaded run failed");
     assert!(stdout.contains("backend: fewfit") && !stdout.contains("(0 program builds)"), "fewfit did not run");
     let syms = symbols(&stdout);
-    assert_eq!(syms.len(), 6);
+    assert_eq!(syms.len(), 7);
     let compat_str = compat.to_str().expect("UTF-8 path");
-    assert!(syms.iter().all(|l| l.ends_with(compat_str)), "preloaded run: not every CLBlast GEMM symbol is fewfit's");
+    assert!(
+        syms.iter().all(|l| l.ends_with(compat_str)),
+        "preloaded run: not every CLBlast GEMM and cache symbol is fewfit's"
+    );
 }

@@ -23,7 +23,7 @@ cp target/release/fewfit target/release/examples/kernel_timing target/release/ex
 cargo build --release --lib
 cc -std=gnu11 -O1 -Wall -Wextra -Werror -Iinclude -Itests/c tests/c/capi_test.c target/release/libfewfit.a \
   -lOpenCL -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc -o .device/tests/capi_test
-for t in variants small_shapes device_class errors threads first_use mechanisms transposed_copy; do
+for t in variants small_shapes device_class errors threads first_use mechanisms transposed_copy release_engines; do
   bin=$(cargo test --no-run --test "$t" --message-format=json 2>/dev/null | python3 -c "import sys,json
 for l in sys.stdin:
     m=json.loads(l)

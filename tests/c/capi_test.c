@@ -186,6 +186,15 @@ static void check_errors(void) {
   free(a), free(b), free(c), free(got);
 }
 
+/* FewfitClearCache gives back fewfit's engines; the next call builds its variants again and is right. */
+static void check_clear_cache(void) {
+  uint64_t before = FewfitProgramBuilds();
+  int status = FewfitClearCache();
+  CHECK(status == FewfitSuccess, "FewfitClearCache status %d", status);
+  check_gemm(4, 101, 111, 112, 29, 17, 21, 3, 1, 1.0, 0.5);
+  CHECK(FewfitProgramBuilds() > before, "no program built after FewfitClearCache");
+}
+
 int main(void) {
   open_device();
   const size_t shapes[][3] = {{17, 9, 13}, {64, 33, 70}, {1, 40, 3}};
@@ -203,6 +212,7 @@ int main(void) {
   check_batches(4);
   if (device_has_fp64()) check_batches(8);
   check_errors();
+  check_clear_cache();
   printf("capi_test: %d of %d checks passed; FewfitProgramBuilds() = %llu\n", checks - failures, checks,
          (unsigned long long)FewfitProgramBuilds());
   return failures ? 1 : 0;

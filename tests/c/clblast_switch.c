@@ -1,7 +1,8 @@
 /* A CLBlast client, built with `gcc ... -lclblast -lOpenCL -ldl` against Debian's libclblast-dev,
  * knowing nothing of fewfit. It reports which library each CLBlast GEMM symbol resolves to
  * (dladdr) and whether fewfit is loaded (dlsym of FewfitProgramBuilds), then checks
- * CLBlastSgemm, CLBlastSgemmStridedBatched and CLBlastSgemmBatched against an f64 reference.
+ * CLBlastSgemm, CLBlastSgemmStridedBatched and CLBlastSgemmBatched against an f64 reference, then
+ * CLBlastClearCache and a GEMM after it.
  * Run plainly it uses CLBlast; with LD_PRELOAD=<libfewfit.so built with clblast-compat>, fewfit.
  * Prints "symbol NAME LIBRARY" lines, "backend: ..." and "results: ok"; exit status 0 if correct. */
 #define _GNU_SOURCE
@@ -23,6 +24,7 @@ int main(void) {
   where("CLBlastDgemmBatched", (void*)CLBlastDgemmBatched);
   where("CLBlastSgemmStridedBatched", (void*)CLBlastSgemmStridedBatched);
   where("CLBlastDgemmStridedBatched", (void*)CLBlastDgemmStridedBatched);
+  where("CLBlastClearCache", (void*)CLBlastClearCache);
   open_device();
 
   const size_t m = 19, n = 24, k = 33, count = 3, sa = m * k, sb = k * n, sc = m * n;
@@ -72,6 +74,21 @@ int main(void) {
   uint64_t (*builds)(void) = (uint64_t (*)(void))dlsym(RTLD_DEFAULT, "FewfitProgramBuilds");
   if (builds) printf("backend: fewfit (%llu program builds)\n", (unsigned long long)builds());
   else printf("backend: clblast\n");
+
+  /* The caches cleared (fewfit's, then CLBlast's behind it), and a GEMM right after. */
+  uint64_t built = builds ? builds() : 0;
+  status = CLBlastClearCache();
+  CHECK(status == CLBlastSuccess, "CLBlastClearCache status %d", status);
+  cb = upload(c, sc, 4);
+  memcpy(want, c, sc * sizeof(double));
+  status = CLBlastSgemm(CLBlastLayoutRowMajor, CLBlastTransposeNo, CLBlastTransposeYes, m, n, k, 2.0f, ab, 0, k, bb, 0,
+                        k, 0.0f, cb, 0, n, &queue, NULL);
+  CHECK(status == CLBlastSuccess, "CLBlastSgemm after CLBlastClearCache status %d", status);
+  reference(101, 111, 112, m, n, k, 2.0, a, 0, k, b, 0, k, 0.0, want, 0, n);
+  download(cb, got, sc, 4);
+  CHECK(max_error(got, want, sc) < 1e-4, "CLBlastSgemm after CLBlastClearCache error %g", max_error(got, want, sc));
+  clReleaseMemObject(cb);
+  if (builds) CHECK(builds() > built, "fewfit built nothing after CLBlastClearCache");
   printf("results: %s (%d of %d checks)\n", failures ? "WRONG" : "ok", checks - failures, checks);
   return failures ? 1 : 0;
 }
