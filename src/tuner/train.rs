@@ -115,7 +115,7 @@ impl Default for TrainOptions {
 pub struct CvPoint {
     /// Maximum depth: linfa's tree fitted to the grid's deepest depth is cut here. linfa grows
     /// each node alike whatever the limit, so this is its tree of that depth, except that linfa's
-    /// pruning of splits whose sides predict one class, which [`Relabel`] may tell apart, saw the
+    /// pruning of splits whose sides predict one class, which `Relabel` may tell apart, saw the
     /// deeper tree.
     pub max_depth: usize,
     /// Minimum leaf weight.
