@@ -115,6 +115,12 @@ FewfitStatusCode FewfitDgemmStridedBatched(
     cl_mem c_buffer, const size_t c_offset, const size_t c_ld, const size_t c_stride,
     const size_t batch_count, cl_command_queue* queue, cl_event* event);
 
+/* Builds now what the queue's first GEMM in a precision would build (32: single, 64: double, the
+ * values of CLBlastPrecision): the variants its device's tree can pick, so that no later call in that
+ * precision compiles (as CLBlastFillCache does for a device). Another precision gives
+ * FewfitInvalidValue, 64 on a device without fp64 FewfitNoDoublePrecision. */
+FewfitStatusCode FewfitWarmUp(const cl_command_queue* queue, const int precision);
+
 /* Drops fewfit's engines: the programs, kernels and scratch buffers it holds on every context, and
  * its references to the contexts (as CLBlastClearCache). Call it before releasing a context that
  * fewfit ran on; a later call builds again (from the on-disk binary cache where it can). Built with

@@ -434,6 +434,40 @@ precision_entry_points!(
     FewfitDgemmStridedBatched / CLBlastDgemmStridedBatched
 );
 
+/// `CLBlastPrecision`'s value for single precision.
+const PRECISION_SINGLE: c_int = 32;
+/// `CLBlastPrecision`'s value for double precision.
+const PRECISION_DOUBLE: c_int = 64;
+
+/// Builds now what the queue's first GEMM in `precision` (32 or 64, the values of CLBlast's
+/// `CLBlastPrecision`) would build: the variants its device's tree can pick ([`Engine::warm_up`]),
+/// so that no later call in that precision compiles, as CLBlast's `CLBlastFillCache` does for a
+/// device. Another precision gives [`Status::InvalidValue`], 64 on a device without fp64
+/// [`Status::NoDoublePrecision`].
+///
+/// # Safety
+/// `queue` is null or points to a null or valid command queue.
+#[no_mangle]
+pub unsafe extern "C" fn FewfitWarmUp(queue: *const cl_command_queue, precision: c_int) -> c_int {
+    guard(|| {
+        let precision = match precision {
+            PRECISION_SINGLE => Precision::F32,
+            PRECISION_DOUBLE => Precision::F64,
+            _ => return Err(Status::InvalidValue as Code),
+        };
+        if queue.is_null() || (*queue).is_null() {
+            return Err(Status::InvalidCommandQueue as Code);
+        }
+        // The fp64 case is told apart first, so f32's mapping serves every other error.
+        let code = |e: Error| error_code::<f32>(&e, *queue);
+        let engine = Engine::for_queue(*queue).map_err(code)?;
+        if precision == Precision::F64 && !engine.info.fp64 {
+            return Err(Status::NoDoublePrecision as Code);
+        }
+        engine.warm_up(precision).map_err(code)
+    })
+}
+
 /// Drops fewfit's engines ([`crate::release_engines`]): the programs, kernels and scratch buffers it
 /// holds on every context, and its references to the contexts, as `CLBlastClearCache` does for
 /// CLBlast's. Call it before releasing a context fewfit ran on. A later call builds its variants

@@ -186,6 +186,26 @@ static void check_errors(void) {
   free(a), free(b), free(c), free(got);
 }
 
+/* FewfitWarmUp builds what the first calls would: a GEMM after it builds nothing; bad arguments get codes. */
+static void check_warm_up(void) {
+  int status = FewfitWarmUp(&queue, 32);
+  CHECK(status == FewfitSuccess, "FewfitWarmUp(32) status %d", status);
+  uint64_t built = FewfitProgramBuilds();
+  check_gemm(4, 101, 111, 111, 300, 200, 100, 0, 0, 1.0, 0.0);
+  check_gemm(4, 102, 112, 111, 1, 64, 4096, 0, 0, 1.0, 0.0);
+  CHECK(FewfitProgramBuilds() == built, "a GEMM after FewfitWarmUp built %llu programs",
+        (unsigned long long)(FewfitProgramBuilds() - built));
+  status = FewfitWarmUp(&queue, 64);
+  CHECK(status == (device_has_fp64() ? FewfitSuccess : FewfitNoDoublePrecision), "FewfitWarmUp(64) status %d", status);
+  status = FewfitWarmUp(&queue, 16);
+  CHECK(status == FewfitInvalidValue, "FewfitWarmUp(16) status %d", status);
+  status = FewfitWarmUp(NULL, 32);
+  CHECK(status == FewfitInvalidCommandQueue, "FewfitWarmUp(NULL) status %d", status);
+  cl_command_queue none = NULL;
+  status = FewfitWarmUp(&none, 32);
+  CHECK(status == FewfitInvalidCommandQueue, "FewfitWarmUp(&NULL) status %d", status);
+}
+
 /* FewfitClearCache gives back fewfit's engines; the next call builds its variants again and is right. */
 static void check_clear_cache(void) {
   uint64_t before = FewfitProgramBuilds();
@@ -197,6 +217,7 @@ static void check_clear_cache(void) {
 
 int main(void) {
   open_device();
+  check_warm_up();
   const size_t shapes[][3] = {{17, 9, 13}, {64, 33, 70}, {1, 40, 3}};
   for (int layout = 101; layout <= 102; layout++)
     for (int ta = 111; ta <= 112; ta++)
