@@ -160,6 +160,18 @@ struct Call {
     queue: cl_command_queue,
 }
 
+/// The queue a C caller's `cl_command_queue*` points to; [`Status::InvalidCommandQueue`] where the
+/// pointer or the queue is null.
+///
+/// # Safety
+/// `queue` is null or points to a readable `cl_command_queue`.
+unsafe fn queue_of(queue: *const cl_command_queue) -> Result<cl_command_queue, Code> {
+    if queue.is_null() || (*queue).is_null() {
+        return Err(Status::InvalidCommandQueue as Code);
+    }
+    Ok(*queue)
+}
+
 impl Call {
     /// Checks the enums, the dimensions, the batch count and the queue; returns the spec
     /// (offsets 0, batch 1) and the queue.
@@ -192,11 +204,9 @@ impl Call {
         if batch_count == 0 || batch_count > i32::MAX as usize {
             return Err(Status::InvalidBatchCount as Code);
         }
-        if queue.is_null() || (*queue).is_null() {
-            return Err(Status::InvalidCommandQueue as Code);
-        }
+        let queue = queue_of(queue)?;
         let spec = GemmSpec::new(layout, trans_a, trans_b, m, n, k).with_ld(a_ld, b_ld, c_ld);
-        Ok(Call { spec, mems, queue: *queue })
+        Ok(Call { spec, mems, queue })
     }
 
     /// Checks `spec` (this call's shape with offsets and batch set) against the buffers, as
@@ -455,12 +465,10 @@ pub unsafe extern "C" fn FewfitWarmUp(queue: *const cl_command_queue, precision:
             PRECISION_DOUBLE => Precision::F64,
             _ => return Err(Status::InvalidValue as Code),
         };
-        if queue.is_null() || (*queue).is_null() {
-            return Err(Status::InvalidCommandQueue as Code);
-        }
+        let queue = queue_of(queue)?;
         // The fp64 case is told apart first, so f32's mapping serves every other error.
-        let code = |e: Error| error_code::<f32>(&e, *queue);
-        let engine = Engine::for_queue(*queue).map_err(code)?;
+        let code = |e: Error| error_code::<f32>(&e, queue);
+        let engine = Engine::for_queue(queue).map_err(code)?;
         if precision == Precision::F64 && !engine.info.fp64 {
             return Err(Status::NoDoublePrecision as Code);
         }
