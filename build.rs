@@ -1,7 +1,5 @@
-//! Renders the selected kernel variants and compiles the selector trees into Rust (see src/codegen).
-
-#[path = "src/codegen/mod.rs"]
-mod codegen;
+//! Renders the selected kernel variants and compiles the selector trees into Rust
+//! (`fewfit_codegen::generate`: `variants.rs` and `selector.rs` in OUT_DIR).
 
 use std::path::PathBuf;
 
@@ -9,12 +7,11 @@ fn main() {
     let root = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     println!("cargo::rerun-if-changed=build.rs");
-    println!("cargo::rerun-if-changed=src/codegen");
-    for file in codegen::input_files() {
+    for file in fewfit_codegen::input_files() {
         println!("cargo::rerun-if-changed={}", file.display());
     }
     println!("cargo::rerun-if-env-changed=FEWFIT_CODEGEN_DUMP");
-    if let Err(e) = codegen::generate(&root, &out_dir) {
+    if let Err(e) = fewfit_codegen::generate(&root, &out_dir) {
         eprintln!("error: fewfit codegen: {e}");
         std::process::exit(1);
     }

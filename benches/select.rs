@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use fewfit::codegen::ShapeFeatures;
 use fewfit::{selection, DeviceClass, VariantId};
+use fewfit_codegen::ShapeFeatures;
 use rand::{rngs::StdRng, Rng, SeedableRng};
 
 /// 4096 shapes drawn log-uniformly from 1 to 16384 per dimension, with a fixed seed.

@@ -27,7 +27,7 @@ if [ ! -e /usr/lib/oclgrind/liboclgrind-rt-icd.so ]; then
   as_root apt-get update -qq
   DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq oclgrind >/dev/null
 fi
-test_bin=$(cargo test --features tune,ndarray --test small_shapes --no-run --message-format=json 2>/dev/null |
+test_bin=$(cargo test --features ndarray --test small_shapes --no-run --message-format=json 2>/dev/null |
   python3 -c 'import json, sys
 for line in sys.stdin:
     m = json.loads(line)

@@ -11,7 +11,7 @@
 # Usage: bash scripts/ship.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release --features tune --bin fewfit
+cargo build --release -p fewfit-tuner --bin fewfit
 fewfit=target/release/fewfit
 subtree=$(mktemp --suffix .json); trap 'rm -f "$subtree"' EXIT
 # graft LAYOUT RECORDS TREE...: `fewfit train` on one run's H200 records of LAYOUT (the four training

@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-opencl.sh
 export FEWFIT_TEST_DEVICE="${FEWFIT_TEST_DEVICE:-require}"
-cargo test --features tune,ndarray --no-fail-fast "$@"
+cargo test --workspace --features fewfit/ndarray --no-fail-fast "$@"
 if [ $# -eq 0 ]; then
   bash scripts/memcheck.sh
 fi

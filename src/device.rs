@@ -170,7 +170,7 @@ impl DeviceInfo {
 
 /// Whether `elements` values of `element_bytes` each fit in one buffer of at most `max_alloc_bytes`
 /// ([`DeviceInfo::max_alloc_bytes`]); a size that overflows does not.
-pub(crate) fn fits_in_buffer(elements: u64, element_bytes: u64, max_alloc_bytes: u64) -> bool {
+pub fn fits_in_buffer(elements: u64, element_bytes: u64, max_alloc_bytes: u64) -> bool {
     elements.saturating_mul(element_bytes) <= max_alloc_bytes
 }
 

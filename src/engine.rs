@@ -18,7 +18,7 @@ use opencl3::types::{cl_command_queue, cl_context, cl_device_id, cl_event, cl_me
 use opencl_sys::{clEnqueueNDRangeKernel, CL_SUCCESS};
 
 use crate::cache::BinaryCache;
-use crate::codegen::render::{kernel_name, render_sources};
+use crate::codegen::render::kernel_name;
 use crate::codegen::{AtomicAdd, Family, Geometry, Orientation, PackA, ShapeFeatures, Variant};
 use crate::device::{DeviceClass, DeviceInfo};
 use crate::error::{cl, Error, Result};
@@ -109,6 +109,7 @@ impl Program {
 
 /// A kernel variant built for one device and precision: four entry points, one per operand layout.
 pub struct CompiledVariant {
+    #[cfg_attr(not(feature = "tuning"), allow(dead_code))]
     id: String,
     family: Family,
     geometry: Geometry,
@@ -196,8 +197,11 @@ impl EntryPoints {
 impl CompiledVariant {
     /// Renders and builds any variant (shipped or not) for an engine's device; refuses variants
     /// beyond the device's work-group or local-memory limits.
+    #[cfg(feature = "tuning")]
     pub fn build(engine: &Engine, variant: &Variant, precision: Precision) -> Result<CompiledVariant> {
-        let sources = render_sources(variant)?;
+        static RENDERER: OnceCell<crate::codegen::Renderer> = OnceCell::new();
+        let renderer = RENDERER.get_or_try_init(|| crate::codegen::Renderer::new(&crate::KERNEL_TEMPLATES))?;
+        let sources = renderer.render_sources(variant)?;
         let (split, unpacked) = (sources.split.as_deref(), sources.unpacked.as_deref());
         CompiledVariant::from_source(engine, &variant.id(), variant, &sources.main, split, unpacked, precision)
     }
@@ -284,6 +288,7 @@ impl CompiledVariant {
     }
 
     /// The variant id.
+    #[cfg(feature = "tuning")]
     pub fn id(&self) -> &str {
         &self.id
     }
@@ -291,6 +296,7 @@ impl CompiledVariant {
     /// Checks a GEMM's arguments and enqueues it on this variant (the tuner's way to time any
     /// variant of the space); the queue must belong to the engine's context and device. The event
     /// is the kernel's; see [`CompiledVariant::enqueue_gemm_timed`] for the whole launch.
+    #[cfg(feature = "tuning")]
     #[allow(clippy::too_many_arguments)]
     pub fn enqueue_gemm<T: Element>(
         &self,
@@ -311,6 +317,7 @@ impl CompiledVariant {
     /// ([`Geometry::transposes_first`]), or the `scale_c` kernel that a launch splitting K enqueues
     /// first where the device's atomic add needs it (not on NVIDIA GPUs). The launch's device time
     /// runs from that event's start to the kernel's end.
+    #[cfg(feature = "tuning")]
     #[allow(clippy::too_many_arguments)]
     pub fn enqueue_gemm_timed<T: Element>(
         &self,

@@ -5,8 +5,8 @@
 mod common;
 
 use common::*;
-use fewfit::codegen::Family;
 use fewfit::{chosen_variant, DefaultDevice, DeviceClass, Error, GemmSpec, Precision, Selection};
+use fewfit_codegen::Family;
 use rand::{rngs::StdRng, SeedableRng};
 
 #[test]

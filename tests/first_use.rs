@@ -5,8 +5,8 @@
 mod common;
 
 use common::*;
-use fewfit::codegen::PackA;
 use fewfit::{build_stats, gemm, gemm_with, selection, GemmSpec, Precision, Selection, VariantId};
+use fewfit_codegen::PackA;
 
 /// Programs built so far in this process (compiled, or loaded from fewfit's binary cache).
 fn programs_built() -> u64 {

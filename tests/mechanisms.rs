@@ -11,8 +11,9 @@
 mod common;
 
 use common::*;
-use fewfit::codegen::{Family, Variant};
-use fewfit::{CompiledVariant, DefaultDevice, GemmSpec, Layout, Precision, Transpose};
+use fewfit::tuning::CompiledVariant;
+use fewfit::{DefaultDevice, GemmSpec, Layout, Precision, Transpose};
+use fewfit_codegen::{Family, Variant};
 
 const LAYOUTS: [Layout; 2] = [Layout::RowMajor, Layout::ColumnMajor];
 const TRANSPOSES: [(Transpose, Transpose); 4] = [

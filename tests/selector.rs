@@ -4,9 +4,9 @@
 //! reports the same path; `selection::reachable`, which the first call builds, holds exactly the
 //! variants they pick.
 
-use fewfit::codegen::tree::Node;
-use fewfit::codegen::ShapeFeatures;
 use fewfit::{explain, selection, DeviceClass, VariantId};
+use fewfit_codegen::tree::Node;
+use fewfit_codegen::ShapeFeatures;
 use rand::{rngs::StdRng, Rng, SeedableRng};
 
 /// Values of m, n and k: small, powers of two and their neighbours, and each threshold of the

@@ -8,8 +8,8 @@
 mod common;
 
 use common::*;
-use fewfit::codegen::{Family, PackA};
 use fewfit::{GemmSpec, Layout, Precision, Selection, Transpose, VariantId};
+use fewfit_codegen::{Family, PackA};
 
 /// (layout, op(A), op(B), m, n, k, padded by [`with_padding`]).
 type Case = (Layout, Transpose, Transpose, usize, usize, usize, bool);

@@ -7,11 +7,9 @@
 mod common;
 
 use common::{buffer_len, c_index, device, download, random, reference_at, upload, with_padding};
-use fewfit::codegen::params::{
-    TRANSPOSE_LONG_ROWS, TRANSPOSE_MIN_MADDS, TRANSPOSE_MIN_OTHER, TRANSPOSE_MIN_OTHER_LONG,
-};
-use fewfit::codegen::Family;
 use fewfit::{gemm_with, Engine, GemmSpec, Layout, Selection, Transpose, VariantId};
+use fewfit_codegen::params::{TRANSPOSE_LONG_ROWS, TRANSPOSE_MIN_MADDS, TRANSPOSE_MIN_OTHER, TRANSPOSE_MIN_OTHER_LONG};
+use fewfit_codegen::Family;
 use opencl3::command_queue::{CommandQueue, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE};
 use rand::{rngs::StdRng, Rng, SeedableRng};
 use std::sync::Mutex;

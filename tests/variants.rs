@@ -4,9 +4,9 @@
 mod common;
 
 use common::*;
-use fewfit::codegen::PackA;
 use fewfit::selection::reachable;
 use fewfit::{gemm_no_event, Engine, GemmSpec, Layout, Precision, Selection, Transpose, VariantId};
+use fewfit_codegen::PackA;
 use rand::{rngs::StdRng, SeedableRng};
 
 const LAYOUTS: [Layout; 2] = [Layout::RowMajor, Layout::ColumnMajor];

@@ -13,10 +13,10 @@ rm -rf .device && mkdir -p .device/tests
 cargo build --release --example ml_shapes --example launch_cost
 cp target/release/examples/ml_shapes target/release/examples/launch_cost .device/
 # The peer bench (scripts/device/bench.sh) and CLBlast for it, unpacked there into /tmp.
-cargo build --release --features tune --example peers
+cargo build --release -p fewfit-bench --example peers
 cp target/release/examples/peers .device/
 # The tuner (scripts/device/sweep.sh) and the kernel-mechanism timings.
-cargo build --release --features tune --bin fewfit --example kernel_timing --example build_log
+cargo build --release -p fewfit-tuner --bin fewfit && cargo build --release -p fewfit-bench --example kernel_timing --example build_log
 cp target/release/fewfit target/release/examples/kernel_timing target/release/examples/build_log .device/
 (cd .device && apt-get download libclblast1)
 # The C API test (tests/c/capi_test.c), linked with the static library: FEWFIT_DEVICE=gpu runs it on the GPU.
@@ -24,7 +24,7 @@ cargo build --release --lib
 cc -std=gnu11 -O1 -Wall -Wextra -Werror -Iinclude -Itests/c tests/c/capi_test.c target/release/libfewfit.a \
   -lOpenCL -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc -o .device/tests/capi_test
 for t in variants small_shapes device_class errors threads first_use mechanisms transposed_copy release_engines; do
-  bin=$(cargo test --no-run --test "$t" --message-format=json 2>/dev/null | python3 -c "import sys,json
+  bin=$(cargo test -p fewfit --no-run --test "$t" --message-format=json 2>/dev/null | python3 -c "import sys,json
 for l in sys.stdin:
     m=json.loads(l)
     if m.get('reason')=='compiler-artifact' and m.get('executable') and m['target']['name']=='$t': print(m['executable'])")

@@ -2,11 +2,9 @@
 //! dimensions; seeded random data; per-precision tolerances; device buffers on the default device.
 #![allow(dead_code)]
 
-use fewfit::codegen::Variant;
-use fewfit::{
-    gemm_with, CompiledVariant, DefaultDevice, Element, Engine, GemmSpec, Layout, Precision, Selection, Transpose,
-    VariantId,
-};
+use fewfit::tuning::CompiledVariant;
+use fewfit::{gemm_with, DefaultDevice, Element, Engine, GemmSpec, Layout, Precision, Selection, Transpose, VariantId};
+use fewfit_codegen::Variant;
 use opencl3::event::Event;
 use opencl3::memory::{Buffer, CL_MEM_READ_WRITE};
 use opencl3::types::CL_BLOCKING;

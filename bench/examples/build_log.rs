@@ -9,16 +9,17 @@
 //! Each build's outcome is printed before the next starts, so a compiler that aborts the process
 //! (PoCL 5.0 on some barrier shapes) is caught at the variant that follows the last line.
 //!
-//! `cargo run --release --features tune --example build_log -- [--from DATASET]... [--variant ID]...
+//! `cargo run --release -p fewfit-bench --example build_log -- [--from DATASET]... [--variant ID]...
 //! [--source FILE]... [--dump DIR] [--binaries DIR] -cl-nv-verbose`
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use fewfit::codegen::render::render;
-use fewfit::codegen::Variant;
-use fewfit::tuner::dataset::Dataset;
-use fewfit::{variant_build_options, DefaultDevice, Precision, VariantId};
+use fewfit::tuning::variant_build_options;
+use fewfit::{DefaultDevice, Precision, VariantId};
+use fewfit_codegen::Renderer;
+use fewfit_codegen::Variant;
+use fewfit_tuner::dataset::Dataset;
 use opencl3::program::Program;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -63,8 +64,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for path in sources {
         named_sources.push((path.display().to_string(), std::fs::read_to_string(&path)?));
     }
+    let renderer = Renderer::new(&fewfit::tuning::KERNEL_TEMPLATES)?;
     for variant in variants {
-        let source = render(&variant)?;
+        let source = renderer.render(&variant)?;
         if let Some(dir) = &dump {
             std::fs::create_dir_all(dir)?;
             std::fs::write(dir.join(format!("{}.cl", variant.id())), &source)?;

@@ -18,8 +18,9 @@ use sha2::{Digest, Sha256};
 
 use super::dataset::{Config, Dataset, DeviceRecord, Record, RecordKey, Shape, Times};
 use super::error::{Error, Result};
-use crate::codegen::Variant;
-use crate::{CompiledVariant, DefaultDevice, Element, Engine, GemmSpec, Layout, Precision, Transpose};
+use fewfit::tuning::CompiledVariant;
+use fewfit::{DefaultDevice, Element, Engine, GemmSpec, Layout, Precision, Transpose};
+use fewfit_codegen::Variant;
 
 /// Reads a shapes file: one `M N K` per line (row-major C = A·B with C m×n), `#` starts a comment.
 pub fn read_shapes(path: &Path) -> Result<Vec<Shape>> {
@@ -186,7 +187,7 @@ pub struct Summary {
     /// Pairs left unmeasured because the time budget ran out.
     pub left: usize,
     /// Shapes skipped because an operand is larger than the device's largest buffer
-    /// ([`DeviceInfo::max_alloc_bytes`](crate::DeviceInfo::max_alloc_bytes)); nothing is recorded for them.
+    /// ([`DeviceInfo::max_alloc_bytes`](fewfit::DeviceInfo::max_alloc_bytes)); nothing is recorded for them.
     pub too_large: usize,
 }
 
@@ -400,7 +401,7 @@ fn fitting_shapes(shapes: &[Shape], element_bytes: u64, max_alloc_bytes: u64) ->
     let fits = |s: &&Shape| {
         [s.m.saturating_mul(s.k), s.k.saturating_mul(s.n), s.m.saturating_mul(s.n)]
             .iter()
-            .all(|&elements| crate::device::fits_in_buffer(elements, element_bytes, max_alloc_bytes))
+            .all(|&elements| fewfit::tuning::fits_in_buffer(elements, element_bytes, max_alloc_bytes))
     };
     let kept: Vec<Shape> = shapes.iter().filter(fits).copied().collect();
     let skipped = shapes.len() - kept.len();
@@ -479,7 +480,7 @@ fn random<T: SweepElement>(len: usize, seed: u64) -> Vec<T> {
 }
 
 fn device_buffer<T: Element>(device: &DefaultDevice, data: &[T]) -> Result<Buffer<T>> {
-    let cl = |e: opencl3::error_codes::ClError| Error::Runtime(crate::Error::OpenCl { call: "buffer", code: e.0 });
+    let cl = |e: opencl3::error_codes::ClError| Error::Runtime(fewfit::Error::OpenCl { call: "buffer", code: e.0 });
     // SAFETY: a fresh buffer of `data.len()` elements, written before use.
     let mut buf =
         unsafe { Buffer::<T>::create(&device.context, CL_MEM_READ_WRITE, data.len().max(1), std::ptr::null_mut()) }
@@ -493,7 +494,7 @@ fn read_buffer<T: Element>(queue: &CommandQueue, buf: &Buffer<T>, len: usize) ->
     let mut out = vec![T::default(); len];
     // SAFETY: a blocking read of `len` elements from a buffer at least that long.
     unsafe { queue.enqueue_read_buffer(buf, CL_BLOCKING, 0, &mut out, &[]) }
-        .map_err(|e| Error::Runtime(crate::Error::OpenCl { call: "clEnqueueReadBuffer", code: e.0 }))?;
+        .map_err(|e| Error::Runtime(fewfit::Error::OpenCl { call: "clEnqueueReadBuffer", code: e.0 }))?;
     Ok(out)
 }
 
@@ -574,7 +575,7 @@ fn run_once<T: SweepElement>(
         &mut ops.c,
         &[],
     )?;
-    let cl = |e: opencl3::error_codes::ClError| Error::Runtime(crate::Error::OpenCl { call: "event", code: e.0 });
+    let cl = |e: opencl3::error_codes::ClError| Error::Runtime(fewfit::Error::OpenCl { call: "event", code: e.0 });
     event.wait().map_err(cl)?;
     let start = scale.as_ref().unwrap_or(&event).profiling_command_start().map_err(cl)?;
     let end = event.profiling_command_end().map_err(cl)?;
@@ -689,7 +690,7 @@ mod tests {
     fn shards_partition_variants() {
         let variants: Vec<Variant> = (1..=64u32)
             .map(|w| {
-                Variant::new(crate::codegen::Family::Direct, &[("WPTM", w), ("WPTN", 1), ("NDIMD", 8), ("KDIMD", 4)])
+                Variant::new(fewfit_codegen::Family::Direct, &[("WPTM", w), ("WPTN", 1), ("NDIMD", 8), ("KDIMD", 4)])
             })
             .collect();
         let shards: Vec<Shard> = (0..3).map(|i| Shard { index: i, count: 3 }).collect();

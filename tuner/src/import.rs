@@ -115,8 +115,8 @@ mod tests {
 
     #[test]
     fn imports_the_h200_tuner_output() {
-        let path =
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("variants/data/clblast-tuner/h200_clblast_xgemm_1_32.json");
+        let path = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+            .join("variants/data/clblast-tuner/h200_clblast_xgemm_1_32.json");
         let records = clblast_tuner(&path).unwrap();
         assert_eq!(records.len(), 578);
         let r = &records[0];

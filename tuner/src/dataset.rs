@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::error::{Error, Result};
-use crate::codegen::{trains, Family, Variant};
+use fewfit_codegen::{trains, Family, Variant};
 
 /// The device a record was measured on.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -81,8 +81,8 @@ impl Shape {
 
     /// The features a selector tree sees for this shape called in row-major NN (the kernel's
     /// column-major view: m and n swap).
-    pub fn kernel_features(&self) -> crate::codegen::ShapeFeatures {
-        crate::codegen::ShapeFeatures::new(self.n, self.m, self.k)
+    pub fn kernel_features(&self) -> fewfit_codegen::ShapeFeatures {
+        fewfit_codegen::ShapeFeatures::new(self.n, self.m, self.k)
     }
 }
 
@@ -446,7 +446,7 @@ impl Matrix {
 
     /// The features a selector tree sees for a problem row: its shape in its device's layout, on
     /// its device's compute units.
-    pub fn kernel_features(&self, row: usize) -> crate::codegen::ShapeFeatures {
+    pub fn kernel_features(&self, row: usize) -> fewfit_codegen::ShapeFeatures {
         let problem = &self.problems[row];
         let device = &self.devices[problem.device];
         let along_k = device.operands_along_k().unwrap_or(1); // checked on load
@@ -455,7 +455,7 @@ impl Matrix {
     }
 
     /// The rows of problems on devices whose data trains the tree of `tree_class`
-    /// ([`crate::codegen::trains`]).
+    /// ([`fewfit_codegen::trains`]).
     pub fn problems_training(&self, tree_class: &str) -> Vec<usize> {
         (0..self.problems.len()).filter(|&p| trains(tree_class, &self.devices[self.problems[p].device].class)).collect()
     }

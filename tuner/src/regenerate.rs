@@ -9,7 +9,7 @@ use super::error::{Error, Result};
 use super::evaluate::{evaluate, Evaluation, Shipped};
 use super::select::{self, split_shapes, SelectOptions, SelectedSet as Selection, Stats};
 use super::train::{train, LayoutFit, TrainOptions};
-use crate::codegen::{trains, SelectedSet, SelectedVariant, Tree, CLASSES};
+use fewfit_codegen::{trains, SelectedSet, SelectedVariant, Tree, CLASSES};
 
 /// How to regenerate.
 #[derive(Clone, Debug, Default)]
@@ -184,7 +184,7 @@ pub fn shipped_set(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tuner::select::tests::toy;
+    use crate::select::tests::toy;
 
     #[test]
     fn tree_only_rows_are_scored_where_their_shape_selects_the_set() {

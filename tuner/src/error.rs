@@ -50,10 +50,10 @@ pub enum Error {
     Fit(String),
     /// A runtime error (device, build, launch).
     #[error(transparent)]
-    Runtime(#[from] crate::Error),
+    Runtime(#[from] fewfit::Error),
     /// A code-generation error (bad variant, template).
     #[error(transparent)]
-    Codegen(#[from] crate::codegen::Error),
+    Codegen(#[from] fewfit_codegen::Error),
 }
 
 /// The result type of the tuner.

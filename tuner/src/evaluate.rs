@@ -10,7 +10,7 @@ use plotters::prelude::*;
 use super::dataset::{Matrix, Shape};
 use super::error::{Error, Result};
 use super::select::Stats;
-use crate::codegen::Tree;
+use fewfit_codegen::Tree;
 
 /// What ships: the selected variant ids and a selector tree per device class (a tree of class
 /// `default` serves classes without their own).
@@ -290,7 +290,7 @@ pub fn plot_cdf(path: &Path, series: &[(String, Vec<f64>)]) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tuner::select::tests::toy;
+    use crate::select::tests::toy;
 
     const INF: f64 = f64::INFINITY;
 

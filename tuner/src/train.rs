@@ -1,6 +1,6 @@
 //! Training a selector tree for one device class: a linfa-trees classifier over the kernel's shape
 //! features, hyper-parameters chosen by k-fold cross-validation on geometric-mean slowdown,
-//! converted to the JSON tree of [`crate::codegen::tree`] with integer thresholds.
+//! converted to the JSON tree of [`fewfit_codegen::tree`] with integer thresholds.
 //!
 //! Samples are shapes, not problems: the tree sees only the shape and the device's size, so the
 //! devices of a class and of one size that measured a shape form one sample, labelled with the selected configuration of least summed log
@@ -23,8 +23,8 @@ use rayon::prelude::*;
 
 use super::dataset::{Matrix, Shape};
 use super::error::{Error, Result};
-use crate::codegen::tree::{Node, Tree};
-use crate::codegen::{sees_compute_units, ShapeFeatures};
+use fewfit_codegen::tree::{Node, Tree};
+use fewfit_codegen::{sees_compute_units, ShapeFeatures};
 
 /// In cross-validation a failed pick (the configuration did not run there) counts as this slowdown.
 pub const FAIL_PENALTY: f64 = 10.0;
@@ -797,7 +797,7 @@ fn annotate(matrix: &Matrix, node: &mut Node, samples: &[&Sample]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tuner::select::tests::toy;
+    use crate::select::tests::toy;
     use rand::Rng;
 
     #[test]

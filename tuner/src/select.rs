@@ -28,7 +28,7 @@ use rand::{Rng, SeedableRng};
 use super::dataset::{Matrix, Shape};
 use super::error::{Error, Result};
 use super::sweep::content_lines;
-use crate::codegen::ShapeFeatures;
+use fewfit_codegen::ShapeFeatures;
 
 /// The most subsets [`Method::Exhaustive`] scores before refusing.
 pub const EXHAUSTIVE_MAX_SUBSETS: u128 = 2_000_000;
@@ -910,7 +910,7 @@ impl Comparison {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::tuner::dataset::{Config, DeviceRecord, Problem};
+    use crate::dataset::{Config, DeviceRecord, Problem};
 
     /// A matrix of toy devices `(name, class)`, problems `(device, m, n, k)` and times (`INF`: a
     /// failure; NaN: not measured).

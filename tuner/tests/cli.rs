@@ -1,4 +1,3 @@
-#![cfg(feature = "tune")]
 //! End-to-end tests of the `fewfit` binary: every subcommand run as a process on a tiny sweep of
 //! the OpenCL CPU device (PoCL): `devices`, `sweep` (resume, a killed sweep, shards, a time budget),
 //! `merge`, `import`, `select`, `train`, `evaluate` and `regenerate`.
@@ -8,7 +7,7 @@
 //! runs in a temporary directory with its own binary cache (`FEWFIT_CACHE_DIR`), so the tests
 //! neither read nor write the user's cache.
 //!
-//! Run: `cargo test --features tune,ndarray --test cli`.
+//! Run: `cargo test -p fewfit-tuner --test cli`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
@@ -298,7 +297,7 @@ fn snapshot(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
 
 /// A crate root in `dir` holding copies of the crate's `variants/` and `selector/`.
 fn crate_copy(dir: &Path) -> PathBuf {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let manifest = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
     let root = dir.join("root");
     copy_tree(&manifest.join("variants"), &root.join("variants"));
     copy_tree(&manifest.join("selector"), &root.join("selector"));
@@ -834,7 +833,7 @@ fn check_import(source: &Path, imported: &[Value], class: &str) {
 
 #[test]
 fn import_reads_clblast_tuner_files() {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let manifest = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
     let h200 = manifest.join("variants/data/clblast-tuner/h200_clblast_xgemm_1_32.json");
     let pocl = manifest.join("variants/data/clblast-tuner/pocl_clblast_xgemm_1_32.json");
     let dir = tempfile::tempdir().unwrap();
@@ -903,7 +902,7 @@ fn select_train_and_evaluate_on_the_sweep() {
     }
     assert!(ran.stdout.contains("greedy)"), "the written set is not the first method's:\n{}", ran.both());
     let text = std::fs::read_to_string(&selected).unwrap();
-    let set = fewfit::codegen::SelectedSet::parse(&selected, &text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let set = fewfit_codegen::SelectedSet::parse(&selected, &text).unwrap_or_else(|e| panic!("{e}\n{text}"));
     let ids = set.ids();
     assert!((1..=2).contains(&ids.len()), "{ids:?}");
     assert!(ids.iter().all(|id| sweep_ids.contains(id)), "{ids:?} not among {sweep_ids:?}");
@@ -935,8 +934,7 @@ fn select_train_and_evaluate_on_the_sweep() {
         .arg(&tree_path));
     assert!(ran.stdout.contains("wrote") && ran.stdout.contains("cross-validated"), "{}", ran.both());
     let tree_text = std::fs::read_to_string(&tree_path).unwrap();
-    let tree =
-        fewfit::codegen::Tree::parse(&tree_path, &tree_text, &ids).unwrap_or_else(|e| panic!("{e}\n{tree_text}"));
+    let tree = fewfit_codegen::Tree::parse(&tree_path, &tree_text, &ids).unwrap_or_else(|e| panic!("{e}\n{tree_text}"));
     assert_eq!(tree.class, "cpu");
     let json: Value = serde_json::from_str(&tree_text).unwrap();
     let mut named = BTreeSet::new();
@@ -991,9 +989,9 @@ fn select_train_and_evaluate_on_the_sweep() {
     assert!(std::fs::read_to_string(&plot).unwrap().contains("<svg"));
 
     // evaluate the crate's shipped set and trees (read from the crate root) on the tiny data.
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let manifest = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
     let shipped_text = std::fs::read_to_string(manifest.join("variants/selected.json")).unwrap();
-    let shipped = fewfit::codegen::SelectedSet::parse(Path::new("variants/selected.json"), &shipped_text).unwrap();
+    let shipped = fewfit_codegen::SelectedSet::parse(Path::new("variants/selected.json"), &shipped_text).unwrap();
     let plot = dir.join("shipped.svg");
     let ran = ok(fewfit(manifest).args(["evaluate", "--data"]).arg(&data).arg("--plot").arg(&plot));
     assert!(ran.stderr.contains(&format!("data: {PAIRS} records")), "{}", ran.both());
@@ -1065,7 +1063,7 @@ fn regenerate_writes_a_set_and_trees_that_evaluate_reads() {
         assert!(ran.stdout.contains(&root.join(file).display().to_string()), "{file} not written:\n{}", ran.both());
     }
     // What build.rs reads: a valid set and one tree per class over it.
-    let inputs = fewfit::codegen::read_inputs(&root).unwrap_or_else(|e| panic!("{e}\n{}", ran.both()));
+    let inputs = fewfit_codegen::read_inputs(&root).unwrap_or_else(|e| panic!("{e}\n{}", ran.both()));
     let ids = inputs.selected.ids();
     let sweep_ids: BTreeSet<String> = records(&data).iter().map(variant_id).collect();
     assert!(!ids.is_empty() && ids.iter().all(|id| sweep_ids.contains(id)), "{ids:?}");
@@ -1074,7 +1072,7 @@ fn regenerate_writes_a_set_and_trees_that_evaluate_reads() {
         ["cpu", "nvidia-gpu", "gpu", "default"]
     );
     // The crate's own files are untouched (only --root is written).
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let manifest = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
     let shipped = std::fs::read(manifest.join("variants/selected.json")).unwrap();
     assert_ne!(std::fs::read(root.join("variants/selected.json")).unwrap(), shipped);
 
@@ -1206,7 +1204,8 @@ fn select_by_fleet_rate_checks_the_fleet_file() {
 fn select_writes_a_shippable_set_from_data_with_imports() {
     let (dir, data) = with_tiny_copy();
     let dir = dir.path();
-    let pocl = Path::new(env!("CARGO_MANIFEST_DIR")).join("variants/data/clblast-tuner/pocl_clblast_xgemm_1_32.json");
+    let pocl = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+        .join("variants/data/clblast-tuner/pocl_clblast_xgemm_1_32.json");
     let imported = dir.join("imported.jsonl");
     ok(fewfit(dir).args(["import", "--from", "clblast-tuner"]).arg(&pocl).arg("--out").arg(&imported));
     let selected = dir.join("selected.json");
@@ -1218,5 +1217,5 @@ fn select_writes_a_shippable_set_from_data_with_imports() {
         .arg(&selected));
     assert_eq!(ran.code, Some(0), "{}", ran.both());
     let text = std::fs::read_to_string(&selected).unwrap();
-    fewfit::codegen::SelectedSet::parse(&selected, &text).unwrap();
+    fewfit_codegen::SelectedSet::parse(&selected, &text).unwrap();
 }

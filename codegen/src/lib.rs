@@ -1,8 +1,6 @@
-//! Code generation shared by build.rs, the runtime and the tuner: the variant parameter space,
-//! the kernel renderer, selector trees and the emitter of the generated Rust tables.
-//!
-//! This module never names `crate::`, so build.rs mounts it with `#[path]`.
-#![allow(dead_code, unused_imports)]
+//! fewfit's code generation, shared by its build script, its runtime and its tuner: the variant
+//! parameter space and constraints, the OpenCL kernel renderer, selector trees (parse, interpret,
+//! emit) and the emitter of the generated Rust tables. No OpenCL.
 
 pub mod error;
 pub mod features;
@@ -19,6 +17,7 @@ use serde_json::Value;
 pub use error::{Error, Result};
 pub use features::ShapeFeatures;
 pub use params::{vw_cap, AtomicAdd, Family, Geometry, Orientation, PackA, Variant};
+pub use render::Renderer;
 pub use tree::Tree;
 
 use srcgen::Formatter;
@@ -126,7 +125,7 @@ pub struct Inputs {
 pub fn input_files() -> Vec<PathBuf> {
     let mut files = vec![PathBuf::from("variants/selected.json")];
     files.extend(CLASSES.iter().map(|c| PathBuf::from(format!("selector/{c}.json"))));
-    files.extend(render::TEMPLATES.iter().map(|(name, _)| PathBuf::from(format!("kernels/{name}"))));
+    files.extend(render::TEMPLATE_FILES.iter().map(|name| PathBuf::from(format!("kernels/{name}"))));
     files
 }
 
@@ -181,7 +180,7 @@ fn raw_string(s: &str) -> String {
 
 /// `variants.rs`: the `VariantId` enum and the static table of variants (id, parameters, source,
 /// launch geometry), plus the helper program's source.
-pub fn emit_variants(inputs: &Inputs) -> Result<String> {
+pub fn emit_variants(inputs: &Inputs, renderer: &Renderer) -> Result<String> {
     let set = &inputs.selected;
     let mut f = Formatter::new();
     f.comment(format!(
@@ -215,7 +214,7 @@ pub fn emit_variants(inputs: &Inputs) -> Result<String> {
     f.open(format!("pub static VARIANTS: [VariantInfo; {}] = [", set.variants.len()));
     for v in &set.variants {
         let g = v.variant.geometry();
-        let sources = render::render_sources(&v.variant)?;
+        let sources = renderer.render_sources(&v.variant)?;
         f.open("VariantInfo {");
         f.line(format!("id: {:?},", v.id));
         f.line(format!("family: Family::{:?},", v.variant.family));
@@ -239,7 +238,7 @@ pub fn emit_variants(inputs: &Inputs) -> Result<String> {
     f.close("];");
     f.line("");
     f.doc("The helper program: `scale_c` (C = beta * C).");
-    f.line(format!("pub const HELPERS_SOURCE: &str = {};", raw_string(&render::render_helpers()?)));
+    f.line(format!("pub const HELPERS_SOURCE: &str = {};", raw_string(&renderer.render_helpers()?)));
     Ok(f.finish())
 }
 
@@ -271,11 +270,12 @@ pub fn emit_selectors(inputs: &Inputs) -> String {
 /// returns the input files read (relative to `root`) for `rerun-if-changed`.
 pub fn generate(root: &Path, out_dir: &Path) -> Result<Vec<PathBuf>> {
     let inputs = read_inputs(root)?;
+    let renderer = Renderer::from_dir(&root.join("kernels"))?;
     let write = |name: &str, text: String| {
         let path = out_dir.join(name);
         std::fs::write(&path, text).map_err(|source| Error::Io { path, source })
     };
-    write("variants.rs", emit_variants(&inputs)?)?;
+    write("variants.rs", emit_variants(&inputs, &renderer)?)?;
     write("selector.rs", emit_selectors(&inputs))?;
     Ok(input_files())
 }
@@ -284,8 +284,9 @@ pub fn generate(root: &Path, out_dir: &Path) -> Result<Vec<PathBuf>> {
 mod tests {
     use super::*;
 
+    /// The root crate's directory, which holds the shipped set, trees and templates.
     fn root() -> PathBuf {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
     }
 
     #[test]
@@ -307,7 +308,8 @@ mod tests {
     fn generation_is_byte_identical_for_identical_inputs() {
         let a = read_inputs(&root()).unwrap();
         let b = read_inputs(&root()).unwrap();
-        assert_eq!(emit_variants(&a).unwrap(), emit_variants(&b).unwrap());
+        let renderer = Renderer::from_dir(&root().join("kernels")).unwrap();
+        assert_eq!(emit_variants(&a, &renderer).unwrap(), emit_variants(&b, &renderer).unwrap());
         assert_eq!(emit_selectors(&a), emit_selectors(&b));
     }
 

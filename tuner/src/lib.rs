@@ -1,4 +1,4 @@
-//! The offline tuner (cargo feature `tune`): sweep variants over shapes on a device, merge and
+//! The offline tuner: sweep variants over shapes on a device, merge and
 //! import datasets, select a small set of variants, train selector trees, evaluate them, and regenerate what the
 //! crate ships.
 

@@ -10,8 +10,9 @@
 
 use std::time::Instant;
 
-use fewfit::codegen::{Family, Variant};
-use fewfit::{CompiledVariant, DefaultDevice, Engine, GemmSpec, Layout, Precision, Transpose};
+use fewfit::tuning::CompiledVariant;
+use fewfit::{DefaultDevice, Engine, GemmSpec, Layout, Precision, Transpose};
+use fewfit_codegen::{Family, Variant};
 use opencl3::memory::{Buffer, CL_MEM_READ_WRITE};
 use opencl3::types::CL_BLOCKING;
 use rand::{rngs::StdRng, Rng, SeedableRng};

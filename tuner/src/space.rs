@@ -10,8 +10,8 @@ use rand::SeedableRng;
 use serde::Deserialize;
 
 use super::error::{Error, Result};
-use crate::codegen::params::Constraint;
-use crate::codegen::{Family, Variant};
+use fewfit_codegen::params::Constraint;
+use fewfit_codegen::{Family, Variant};
 
 /// `variants/space.json`.
 #[derive(Clone, Debug, Deserialize)]
@@ -250,7 +250,7 @@ mod tests {
     use super::*;
 
     fn space_file() -> std::path::PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("variants/space.json")
+        Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).join("variants/space.json")
     }
 
     const GPU: Limits = Limits { max_work_group_size: 1024, local_mem_bytes: 49152, elem_bytes: 4 };
@@ -270,7 +270,7 @@ mod tests {
 
     #[test]
     fn every_space_file_of_the_repo_loads_and_enumerates_valid_variants() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("variants");
+        let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).join("variants");
         let mut files: Vec<_> = std::fs::read_dir(&dir)
             .unwrap()
             .map(|e| e.unwrap().path())
@@ -333,7 +333,7 @@ mod tests {
     fn the_walk_skips_only_what_the_filter_would() {
         // A shipped space of 147,456 combinations: the walk that checks each constraint early
         // keeps exactly the variants that checking each combination whole keeps, in order.
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("variants/space-gpu-xl.json");
+        let path = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).join("variants/space-gpu-xl.json");
         let space = Space::load(&path).unwrap();
         let naive = naive(&space, &GPU);
         assert!(!naive.is_empty());

@@ -7,11 +7,11 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
-use fewfit::tuner::dataset::Dataset;
-use fewfit::tuner::space::{sample, Limits, Space};
-use fewfit::tuner::sweep::{read_shapes, sweep, Plan, Shard};
-use fewfit::tuner::{evaluate, import, regenerate, select, train, Error, Result};
 use fewfit::{list_devices, DefaultDevice, DeviceInfo, Precision};
+use fewfit_tuner::dataset::Dataset;
+use fewfit_tuner::space::{sample, Limits, Space};
+use fewfit_tuner::sweep::{read_shapes, sweep, Plan, Shard};
+use fewfit_tuner::{evaluate, import, regenerate, select, train, Error, Result};
 
 #[derive(Parser)]
 #[command(name = "fewfit", version, about = "Offline tuner of fewfit's GEMM variant set and selector trees")]
@@ -166,7 +166,7 @@ struct RegenerateArgs {
     #[arg(long, default_value_t = 200)]
     sweep_sample: usize,
     /// At most this many variants in the set.
-    #[arg(short = 'k', default_value_t = fewfit::codegen::MAX_SELECTED)]
+    #[arg(short = 'k', default_value_t = fewfit_codegen::MAX_SELECTED)]
     k: usize,
     /// At most this many variants used per device class.
     #[arg(long, default_value_t = 8)]
@@ -376,7 +376,7 @@ fn run(cli: Cli) -> Result<()> {
             let matrix = load_matrix(&data)?;
             let text =
                 std::fs::read_to_string(&selected).map_err(|source| Error::Io { path: selected.clone(), source })?;
-            let set = fewfit::codegen::SelectedSet::parse(&selected, &text)?;
+            let set = fewfit_codegen::SelectedSet::parse(&selected, &text)?;
             let columns: Vec<usize> =
                 set.ids().iter().filter_map(|id| matrix.configs.iter().position(|c| &c.id() == id)).collect();
             let rows = matrix.problems_training(&class);
@@ -386,7 +386,7 @@ fn run(cli: Cli) -> Result<()> {
             let options = grid.apply(train::TrainOptions {
                 shape_weights: shape_weights
                     .as_deref()
-                    .map(fewfit::tuner::sweep::read_shape_weights)
+                    .map(fewfit_tuner::sweep::read_shape_weights)
                     .transpose()?
                     .unwrap_or_default(),
                 progress: true,
@@ -402,7 +402,7 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Evaluate { data, plot, per_shape, root } => {
             let matrix = load_matrix(&data)?;
-            let inputs = fewfit::codegen::read_inputs(&root)?;
+            let inputs = fewfit_codegen::read_inputs(&root)?;
             let shipped = evaluate::Shipped {
                 configs: inputs.selected.ids(),
                 trees: inputs.trees.into_iter().map(|(t, _)| t).collect(),
@@ -540,7 +540,7 @@ fn write_json(path: &std::path::Path, value: &impl serde::Serialize) -> Result<(
 /// The selection objective: the fleet rate if a fleet file is given, else the geometric mean; shapes
 /// weighted by a shape-weights file if one is given.
 fn objective(shape_weights: Option<&std::path::Path>, fleet: Option<&std::path::Path>) -> Result<select::Objective> {
-    let shape = shape_weights.map(fewfit::tuner::sweep::read_shape_weights).transpose()?;
+    let shape = shape_weights.map(fewfit_tuner::sweep::read_shape_weights).transpose()?;
     Ok(match (fleet, shape) {
         (Some(path), shape) => select::Objective::Fleet(select::FleetWeights {
             device: select::FleetWeights::read_devices(path)?,
@@ -563,7 +563,7 @@ fn class_limits(args: &[(String, u32)]) -> std::collections::BTreeMap<String, us
     args.iter().map(|(class, limit)| (class.clone(), *limit as usize)).collect()
 }
 
-fn load_matrix(data: &[PathBuf]) -> Result<fewfit::tuner::dataset::Matrix> {
+fn load_matrix(data: &[PathBuf]) -> Result<fewfit_tuner::dataset::Matrix> {
     let (set, report) = Dataset::load(data)?;
     eprintln!("data: {} records ({report})", set.records.len());
     Ok(set.matrix("f32").prune())
@@ -627,7 +627,7 @@ fn run_sweep(args: &SweepArgs) -> Result<()> {
     let shipped = fewfit::VariantId::ALL.into_iter().filter(|_| !args.no_shipped).map(fewfit::VariantId::variant);
     // Each dataset is judged on its own: runs of different kernel code disagree (`merge` refuses
     // them), yet their likely winners can feed one sweep.
-    let mut from_data: Vec<fewfit::codegen::Variant> = Vec::new();
+    let mut from_data: Vec<fewfit_codegen::Variant> = Vec::new();
     for path in &args.variants_from {
         let (measured, _) = Dataset::load(std::slice::from_ref(path))?;
         match args.near_best {
@@ -645,7 +645,7 @@ fn run_sweep(args: &SweepArgs) -> Result<()> {
     // Each variant followed by its `--also-with` copies, so a sweep stopped by its budget has
     // measured both of a pair or neither.
     let with_copies = from_data.into_iter().flat_map(|v| {
-        let copies: Vec<fewfit::codegen::Variant> = args
+        let copies: Vec<fewfit_codegen::Variant> = args
             .also_with
             .iter()
             .filter(|(name, _)| v.family.params().iter().any(|p| p.name == name))
@@ -660,7 +660,7 @@ fn run_sweep(args: &SweepArgs) -> Result<()> {
     });
     let sampled = variants.len();
     for v in shipped.chain(with_copies) {
-        if fewfit::tuner::space::fits(&v, &limits) && !variants.contains(&v) {
+        if fewfit_tuner::space::fits(&v, &limits) && !variants.contains(&v) {
             variants.push(v);
         }
     }

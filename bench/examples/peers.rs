@@ -15,7 +15,7 @@
 //! into the same table by `scripts/perf_table.py`.
 //!
 //! ```sh
-//! cargo run --release --features tune --example peers -- \
+//! cargo run --release -p fewfit-bench --example peers -- \
 //!     [--shapes variants/shapes/bench.txt] [--data FILE...] [--max-flops 1e10] [--json OUT]
 //! ```
 
@@ -25,11 +25,10 @@ use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use clap::Parser;
-use fewfit::codegen::Variant;
-use fewfit::tuner::dataset::Dataset;
-use fewfit::{
-    chosen_variant, gemm, CompiledVariant, DefaultDevice, DeviceClass, Engine, GemmSpec, Layout, Precision, Transpose,
-};
+use fewfit::tuning::CompiledVariant;
+use fewfit::{chosen_variant, gemm, DefaultDevice, DeviceClass, Engine, GemmSpec, Layout, Precision, Transpose};
+use fewfit_codegen::Variant;
+use fewfit_tuner::dataset::Dataset;
 use opencl3::command_queue::CommandQueue;
 use opencl3::event::Event;
 use opencl3::kernel::{ExecuteKernel, Kernel};
