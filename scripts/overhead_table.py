@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Where a call's wall time goes, from the peer bench's JSON (examples/peers.rs --json): per shape,
+"""Where a call's wall time goes, from the peer bench's JSON (bench/examples/peers.rs --json): per shape,
 fewfit's median wall time (queue finished after the call), device time (event START..END), their
 difference (launch and completion latency plus host work), and the time for the call to return
 (argument checks, kernel choice, enqueue); CLBlast's wall and return times on the same queue; and

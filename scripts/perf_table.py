@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Merges the peer bench's JSON (examples/peers.rs --json) and, optionally, the cuBLAS script's
+"""Merges the peer bench's JSON (bench/examples/peers.rs --json) and, optionally, the cuBLAS script's
 JSON (scripts/device/cublas.py --json) into the markdown table of docs/PERFORMANCE.md: GFLOP/s per
 implementation and fewfit's ratios to each (> 1: fewfit is faster), with geomeans over the shapes
 both ran. Columns no run filled are left out. Standard library only.

@@ -1,15 +1,14 @@
 #!/usr/bin/env python3
 """Writes the sorted union of shape lists (variants/shapes/*.txt: `M N K` per line, `#` comments),
 optionally only the shapes whose min(M, N) lies in (ABOVE, AT_MOST], whose K is at least MIN_K, or only the GEMMs of real
-networks, one `M N K` per line: the shape lists of the focused GPU sweeps (scripts/device/*-sweep.sh)
-and of the ML-shape peer bench (scripts/device/bench-ml.sh).
+networks, one `M N K` per line: the shape list of the ML-shape peer bench (scripts/device/bench-ml.sh).
 
 Usage: python3 scripts/shape_list.py OUT LIST... [--min-mn-above ABOVE] [--min-mn-at-most AT_MOST]
        [--min-k MIN_K] [--networks-only]
 """
 import argparse
 
-# The `# source` comments of scripts/make_shapes.py that are not a real network's GEMM.
+# The `# source` comments of the shape lists that are not a real network's GEMM.
 SYNTHETIC_SOURCES = {"papers' grid", "square", "irregular", "primes", "small C, long K", "skinny"}
 
 

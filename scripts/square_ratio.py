@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """fewfit / cuBLAS per round and shape from scripts/device/square-ratio.sh's folder (fewfit-R.json
-from examples/peers, cublas-R.json from scripts/device/cublas.py), by wall and by device time, with
+from bench/examples/peers.rs, cublas-R.json from scripts/device/cublas.py), by wall and by device time, with
 the median, least and greatest over the rounds.
 
 Usage: python3 scripts/square_ratio.py FOLDER"""

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # On the lent GPU machine: issue 5's large squares (4096³ and 8192³) timed ROUNDS times (default 6)
-# in one call, fewfit as shipped (examples/peers, no oracle, no CLBlast) and cuBLAS FP32
+# in one call, fewfit as shipped (bench/examples/peers.rs, no oracle, no CLBlast) and cuBLAS FP32
 # (scripts/device/cublas.py) in turn, the one that goes first alternating by round, so that the
 # ratio's spread from call to call shows beside its median (scripts/square_ratio.py). Outputs go to
 # /tmp/square-ratio, packed into $OUT/square-ratio.tgz with the summary in $OUT/square-ratio.txt.

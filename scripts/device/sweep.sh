@@ -4,7 +4,7 @@
 # .device/NAME.jsonl if carried in; writes $OUT/NAME.jsonl(.gz).
 # Usage: bash scripts/device/sweep.sh NAME SHAPES SAMPLE BUDGET_SECS [extra sweep arguments]
 # e.g.   bash scripts/device/sweep.sh h200-unseen variants/shapes/unseen.txt 150 400 \
-#          --variants-from variants/data/h200-f32.jsonl.gz
+#          --variants-from variants/data/h200-v2-f32.jsonl.gz
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 name="$1" shapes="$2" sample="$3" budget="$4"; shift 4
