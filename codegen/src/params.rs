@@ -85,6 +85,63 @@ pub struct ParamSpec {
     pub allowed: &'static [u32],
 }
 
+impl ParamSpec {
+    /// The names of the parameter's coded values (see [`named_values`]); empty for a count, size
+    /// or 0/1 switch, whose number says what it is.
+    pub fn named_values(&self) -> &'static [(u32, &'static str)] {
+        named_values(self.name)
+    }
+
+    /// The value as `variants/selected.json` and the docs write it: its name where it has one,
+    /// else the number.
+    pub fn value_text(&self, value: u32) -> String {
+        value_name(self.name, value).map_or_else(|| value.to_string(), str::to_string)
+    }
+
+    /// The value a name or a number stands for (`"dbreg"` or `"1"` for DB 1); `None` where neither.
+    pub fn parse_value(&self, text: &str) -> Option<u32> {
+        self.named_values().iter().find(|(_, name)| *name == text).map(|&(v, _)| v).or_else(|| text.parse().ok())
+    }
+}
+
+/// The names of the mechanism parameters' coded values, by parameter (the same in every family
+/// that has it): how `variants/selected.json` writes them (datasets and kernel templates keep the
+/// numbers, and readers take either). A code's name comes from its meaning in the parameter table:
+///
+/// - `DB`, how the K slices are staged: 0 `single` (one buffer: stage, barrier, multiply,
+///   barrier); 1 `dbreg` (double buffer through registers: slice k + 1 loaded into registers while
+///   slice k is multiplied); 2 `dbhalf` (as `dbreg`, A's slice stored in the first half of the
+///   multiply and B's in the second); 3 `async2` / 4 `async3` (two / three buffers filled by
+///   copies straight from global memory, `cp.async` on NVIDIA, one / two slices ahead); 5 `dbmix`
+///   (as `dbreg`, but an operand contiguous along M / N is copied as by `async2`).
+/// - `RP`, register prefetch, by entry point (`xgemm_a{m,k}_b{k,n}`): 0 `off`; 1 `all`; 2 `akbk`
+///   (only where both operands are contiguous along K: row-major NT); 3 `notambk` (everywhere but
+///   where only B is: row-major NN).
+/// - `KSPLIT` 0 `auto` (the splits chosen per launch; other values are the number of splits,
+///   1 none); `SK` 0 `off` (other values: work-groups per compute unit); `UKK` 0 `ukd` (UKD's
+///   value; other values: runs of k's).
+/// - `PA`, where the panel family packs A's slices into local memory: 0 `never`, 1 `always`,
+///   2 `large` (launches of at least `PACK_A_MIN_MADDS` multiply-adds per batch item, in fewfit's
+///   launch policy).
+///
+/// 0/1 switches (`SA`, `SB`, `STRM`, `STRN`, `SWZ`, `RBR`) stay numbers.
+pub fn named_values(param: &str) -> &'static [(u32, &'static str)] {
+    match param {
+        "DB" => &[(0, "single"), (1, "dbreg"), (2, "dbhalf"), (3, "async2"), (4, "async3"), (5, "dbmix")],
+        "RP" => &[(0, "off"), (1, "all"), (2, "akbk"), (3, "notambk")],
+        "KSPLIT" => &[(0, "auto")],
+        "SK" => &[(0, "off")],
+        "UKK" => &[(0, "ukd")],
+        "PA" => &[(0, "never"), (1, "always"), (2, "large")],
+        _ => &[],
+    }
+}
+
+/// The name of a parameter's coded value, if it has one ([`named_values`]).
+pub fn value_name(param: &str, value: u32) -> Option<&'static str> {
+    named_values(param).iter().find(|&&(v, _)| v == value).map(|&(_, name)| name)
+}
+
 /// A variant's parameter values by name, as constraints read them.
 pub type ParamLookup<'a> = &'a dyn Fn(&str) -> u32;
 
@@ -383,6 +440,70 @@ impl Variant {
             id.push_str(&value.to_string());
         }
         id
+    }
+
+    /// The short name: family, the tile of C (and of K) one work-group covers, then the mechanisms
+    /// that differ from their plain value, by name (the same parameters always give the same name;
+    /// variants that differ only in other parameters share it, so a set holds one of them):
+    ///
+    /// - xgemm: `xgemm_{MWG}x{NWG}x{KWG}_{DB}`, then `aglobal` / `bglobal` (SA / SB = 0),
+    ///   `ksplit{KSPLIT}` (KSPLIT not 1; `ksplitauto` for 0), `sk{SK}` (SK not 0), `rp{RP}` (RP not
+    ///   0), `swz` (SWZ = 1); e.g. `xgemm_128x128x16_dbreg_sk2_rpnotambk`.
+    /// - direct: `direct_{WPTM}x{NDIMD*WPTN*VWD}_k{KDIMD}` (rows x columns of C, work-items
+    ///   along K), then `rbr` (RBR = 1), `ksplit{KSPLIT}`; e.g. `direct_2x32_k32_ksplitauto`.
+    /// - panel: `panel_{LM*MV*VW}x{LN*NR}x{KC}`, then `pack{PA}` (PA not 0); e.g.
+    ///   `panel_64x64x256_packlarge`.
+    ///
+    /// Coded values are written by their names ([`named_values`]).
+    pub fn name(&self) -> String {
+        let p = |n: &str| self.get(n);
+        let named = |n: &str| value_name(n, p(n)).map_or_else(|| p(n).to_string(), str::to_string);
+        let mut words = Vec::new();
+        match self.family {
+            Family::Xgemm => {
+                words.push(format!("{}x{}x{}", p("MWG"), p("NWG"), p("KWG")));
+                words.push(named("DB"));
+                for (param, word) in [("SA", "aglobal"), ("SB", "bglobal")] {
+                    if p(param) == 0 {
+                        words.push(word.into());
+                    }
+                }
+                if p("KSPLIT") != 1 {
+                    words.push(format!("ksplit{}", named("KSPLIT")));
+                }
+                if p("SK") != 0 {
+                    words.push(format!("sk{}", p("SK")));
+                }
+                if p("RP") != 0 {
+                    words.push(format!("rp{}", named("RP")));
+                }
+                if p("SWZ") == 1 {
+                    words.push("swz".into());
+                }
+            }
+            Family::Direct => {
+                words.push(format!("{}x{}", p("WPTM"), p("NDIMD") * p("WPTN") * p("VWD")));
+                words.push(format!("k{}", p("KDIMD")));
+                if p("RBR") == 1 {
+                    words.push("rbr".into());
+                }
+                if p("KSPLIT") != 1 {
+                    words.push(format!("ksplit{}", named("KSPLIT")));
+                }
+            }
+            Family::Panel => {
+                words.push(format!("{}x{}x{}", p("LM") * p("MV") * p("VW"), p("LN") * p("NR"), p("KC")));
+                if p("PA") != 0 {
+                    words.push(format!("pack{}", named("PA")));
+                }
+            }
+        }
+        let mut name = self.family.name().to_string();
+        for word in words {
+            name.push('_');
+            name.push_str(&word);
+        }
+        name
     }
 
     /// The variant an [`id`](Variant::id) names, e.g. `xgemm_kwg16_kwi2_...`, or `None` where the

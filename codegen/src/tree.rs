@@ -4,10 +4,22 @@
 //! ```json
 //! { "class": "cpu", "comment": "...",
 //!   "root": { "feature": "m", "threshold": 16, "shapes": 40,
-//!             "le": { "variant": "direct_...", "shapes": 12, "geomean_slowdown": 1.02, "worst_slowdown": 1.1 },
-//!             "gt": { "variant": "xgemm_..." } } }
+//!             "le": { "variant": "direct_2x32_k32_ksplitauto", "shapes": 12, "geomean_slowdown": 1.02, "worst_slowdown": 1.1 },
+//!             "gt": { "variant": "xgemm_64x64x32_async2_ksplitauto_swz" } } }
 //! ```
 //! A split sends a shape to `le` when `feature <= threshold`, else to `gt`. Thresholds are integers.
+//! A leaf names a variant of `variants/selected.json` by its short name ([`crate::Variant::name`];
+//! its id is also read); in memory, a [`Tree`] parsed against the set holds the ids, the tuner's and
+//! the datasets' key, and [`Tree::to_json_text`] writes the names back.
+//!
+//! A class whose tree is another class's holds only a reference to it, and keeps its own device
+//! class (and with it its own build options: cp.async and PTX reductions on `nvidia-gpu`, VW_CAP
+//! on `cpu`):
+//! ```json
+//! { "class": "gpu", "same_as": "nvidia-gpu" }
+//! ```
+//! ([`crate::tree_files`] writes a tree so where an earlier class's file holds the same root;
+//! `"comment"` is written too where the class's own differs from that tree's.)
 
 use std::path::Path;
 
@@ -17,6 +29,7 @@ use serde_json::{Map, Value};
 use super::error::{Error, Result};
 use super::features::ShapeFeatures;
 use super::srcgen::Formatter;
+use super::SelectedSet;
 
 /// A selector tree for one device class.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -101,9 +114,25 @@ impl Decision<'_> {
 impl Tree {
     /// Parses and checks a tree: every field named in an error, every leaf in `known_variants`.
     pub fn parse(path: &Path, text: &str, known_variants: &[String]) -> Result<Tree> {
+        Tree::parse_with(path, text, &|leaf| known_variants.iter().any(|k| k == leaf).then(|| leaf.to_string()))
+    }
+
+    /// Parses a tree file of the shipped format, whose leaves name the set's variants by their
+    /// short names (or their ids): the tree's leaves hold the ids. A file that names another
+    /// class's tree (`same_as`) is read by [`crate::parse_tree_files`].
+    pub fn parse_in_set(path: &Path, text: &str, set: &SelectedSet) -> Result<Tree> {
+        Tree::parse_with(path, text, &|leaf| set.find(leaf).map(|v| v.id.clone()))
+    }
+
+    /// Parses and checks a tree whose leaves `resolve` maps to what the tree holds (`None`: not
+    /// a variant of the set).
+    pub fn parse_with(path: &Path, text: &str, resolve: &dyn Fn(&str) -> Option<String>) -> Result<Tree> {
         let value: Value = serde_json::from_str(text).map_err(|source| Error::Json { path: path.into(), source })?;
         let invalid = |field: &str, reason: String| Error::Invalid { path: path.into(), field: field.into(), reason };
         let obj = value.as_object().ok_or_else(|| invalid("", "expected an object".into()))?;
+        if obj.contains_key("same_as") {
+            return Err(invalid("same_as", "names another class's tree: read the selector files together".into()));
+        }
         check_keys(obj, &["class", "comment", "root"], "").map_err(|(f, r)| invalid(&f, r))?;
         let class = obj
             .get("class")
@@ -115,8 +144,44 @@ impl Tree {
             Some(v) => v.as_str().ok_or_else(|| invalid("comment", "expected a string".into()))?.into(),
         };
         let root = obj.get("root").ok_or_else(|| invalid("root", "missing".into()))?;
-        let root = parse_node(root, "root", known_variants).map_err(|(f, r)| invalid(&f, r))?;
+        let root = parse_node(root, "root", resolve).map_err(|(f, r)| invalid(&f, r))?;
         Ok(Tree { class, comment, root })
+    }
+
+    /// The tree with each leaf's variant replaced by `rename`'s answer (e.g. ids by names).
+    pub fn map_leaves(&self, rename: &dyn Fn(&str) -> String) -> Tree {
+        fn map(node: &Node, rename: &dyn Fn(&str) -> String) -> Node {
+            match node {
+                Node::Leaf { variant, shapes, geomean_slowdown, worst_slowdown } => Node::Leaf {
+                    variant: rename(variant),
+                    shapes: *shapes,
+                    geomean_slowdown: *geomean_slowdown,
+                    worst_slowdown: *worst_slowdown,
+                },
+                Node::Split { feature, threshold, shapes, le, gt } => Node::Split {
+                    feature: feature.clone(),
+                    threshold: *threshold,
+                    shapes: *shapes,
+                    le: Box::new(map(le, rename)),
+                    gt: Box::new(map(gt, rename)),
+                },
+            }
+        }
+        Tree { class: self.class.clone(), comment: self.comment.clone(), root: map(&self.root, rename) }
+    }
+
+    /// The tree, whose leaves hold ids of `set`'s variants, as its selector file holds it: leaves
+    /// by short name ([`crate::tree_files`] also writes one class's tree as another's).
+    pub fn to_json_text(&self, set: &SelectedSet) -> Result<String> {
+        if let Some(id) = self.leaf_variants().into_iter().find(|id| !set.variants.iter().any(|v| v.id == *id)) {
+            return Err(Error::Invalid {
+                path: format!("selector/{}.json", self.class).into(),
+                field: "root".into(),
+                reason: format!("a leaf names `{id}`, which is not in the set"),
+            });
+        }
+        let named = self.map_leaves(&|id| set.variants.iter().find(|v| v.id == id).expect("checked above").name());
+        Ok(serde_json::to_string_pretty(&named).expect("a tree serialises") + "\n")
     }
 
     /// Interprets the tree for one shape (the reference the generated code is tested against).
@@ -167,7 +232,14 @@ impl Tree {
     /// Emits `fn <name>(f: &ShapeFeatures) -> VariantId` as nested `if`s; `variant_path` maps an
     /// id to the Rust path of its `VariantId` constant.
     pub fn emit(&self, name: &str, variant_path: &dyn Fn(&str) -> String, out: &mut Formatter) {
-        out.doc(format!("The selector of device class `{}`: {} leaves.", self.class, self.root.leaves()));
+        self.emit_for(&[&self.class], name, variant_path, out)
+    }
+
+    /// As [`Tree::emit`], for a tree that the device classes `classes` share.
+    pub fn emit_for(&self, classes: &[&str], name: &str, variant_path: &dyn Fn(&str) -> String, out: &mut Formatter) {
+        let named: Vec<String> = classes.iter().map(|c| format!("`{c}`")).collect();
+        let which = if classes.len() == 1 { "class" } else { "classes" };
+        out.doc(format!("The selector of device {which} {}: {} leaves.", named.join(", "), self.root.leaves()));
         out.open(format!("pub fn {name}(f: &ShapeFeatures) -> VariantId {{"));
         let mut leaf = 0;
         emit_node(&self.root, variant_path, out, &mut leaf);
@@ -243,7 +315,11 @@ fn join(at: &str, key: &str) -> String {
     }
 }
 
-fn parse_node(value: &Value, at: &str, known: &[String]) -> std::result::Result<Node, FieldError> {
+fn parse_node(
+    value: &Value,
+    at: &str,
+    resolve: &dyn Fn(&str) -> Option<String>,
+) -> std::result::Result<Node, FieldError> {
     let obj = value.as_object().ok_or_else(|| (at.to_string(), "expected an object".to_string()))?;
     let uint = |key: &str| -> std::result::Result<Option<u64>, FieldError> {
         match obj.get(key) {
@@ -260,11 +336,11 @@ fn parse_node(value: &Value, at: &str, known: &[String]) -> std::result::Result<
     if obj.contains_key("variant") {
         check_keys(obj, &["variant", "shapes", "geomean_slowdown", "worst_slowdown"], at)?;
         let variant = obj["variant"].as_str().ok_or_else(|| (join(at, "variant"), "expected a string".into()))?;
-        if !known.iter().any(|k| k == variant) {
+        let Some(variant) = resolve(variant) else {
             return Err((join(at, "variant"), format!("`{variant}` is not in variants/selected.json")));
-        }
+        };
         return Ok(Node::Leaf {
-            variant: variant.to_string(),
+            variant,
             shapes: uint("shapes")?,
             geomean_slowdown: float("geomean_slowdown")?,
             worst_slowdown: float("worst_slowdown")?,
@@ -281,7 +357,7 @@ fn parse_node(value: &Value, at: &str, known: &[String]) -> std::result::Result<
     let threshold = uint("threshold")?.ok_or_else(|| (join(at, "threshold"), "missing".into()))?;
     let child = |key: &str| -> std::result::Result<Box<Node>, FieldError> {
         let v = obj.get(key).ok_or_else(|| (join(at, key), "missing".to_string()))?;
-        Ok(Box::new(parse_node(v, &join(at, key), known)?))
+        Ok(Box::new(parse_node(v, &join(at, key), resolve)?))
     };
     Ok(Node::Split {
         feature: feature.to_string(),

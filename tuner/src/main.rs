@@ -393,7 +393,9 @@ fn run(cli: Cli) -> Result<()> {
                 ..Default::default()
             });
             let trained = train::train(&matrix, &rows, &columns, &class, &options)?;
-            write_json(&out, &trained.tree)?;
+            // Leaves by the set's short names, as the shipped trees.
+            let text = trained.tree.to_json_text(&set)?;
+            std::fs::write(&out, text).map_err(|source| Error::Io { path: out.clone(), source })?;
             println!("wrote {}, cross-validated per layout:", out.display());
             for fit in &trained.fits {
                 println!("  {fit}");
@@ -504,9 +506,10 @@ fn run_regenerate(mut args: RegenerateArgs) -> Result<()> {
     let set_path = args.root.join("variants/selected.json");
     write_json(&set_path, &out.set)?;
     println!("wrote {} ({} variants)", set_path.display(), out.set.variants.len());
-    for tree in &out.trees {
-        let path = args.root.join(format!("selector/{}.json", tree.class));
-        write_json(&path, tree)?;
+    // Leaves by short name; a tree equal to an earlier class's is written as a reference to it.
+    for (rel, text) in fewfit_codegen::tree_files(&out.trees, &out.set)? {
+        let path = args.root.join(rel);
+        std::fs::write(&path, text).map_err(|source| Error::Io { path: path.clone(), source })?;
         println!("wrote {}", path.display());
     }
     println!(

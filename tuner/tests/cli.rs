@@ -322,7 +322,7 @@ fn fake_gpu(records: &[Value]) -> Vec<Value> {
         .collect()
 }
 
-/// The variant ids a selector tree's leaves name.
+/// The variants a selector file's leaves name (by short name).
 fn leaves(node: &Value, out: &mut BTreeSet<String>) {
     if let Some(v) = node.get("variant") {
         out.insert(v.as_str().unwrap().to_string());
@@ -348,9 +348,9 @@ fn regenerate_gpu_leaves(
         cmd.arg(flag).arg(path);
     }
     let ran = ok(cmd.arg("--root").arg(root));
-    let text = std::fs::read_to_string(root.join("selector/nvidia-gpu.json")).unwrap();
-    let mut named = BTreeSet::new();
-    leaves(&serde_json::from_str::<Value>(&text).unwrap()["root"], &mut named);
+    // The tree as the build reads it: leaves by variant id.
+    let inputs = fewfit_codegen::read_inputs(root).unwrap_or_else(|e| panic!("{e}\n{}", ran.both()));
+    let named = inputs.trees[1].0.leaf_variants().into_iter().map(String::from).collect();
     (named, ran)
 }
 
@@ -934,12 +934,14 @@ fn select_train_and_evaluate_on_the_sweep() {
         .arg(&tree_path));
     assert!(ran.stdout.contains("wrote") && ran.stdout.contains("cross-validated"), "{}", ran.both());
     let tree_text = std::fs::read_to_string(&tree_path).unwrap();
-    let tree = fewfit_codegen::Tree::parse(&tree_path, &tree_text, &ids).unwrap_or_else(|e| panic!("{e}\n{tree_text}"));
+    let tree =
+        fewfit_codegen::Tree::parse_in_set(&tree_path, &tree_text, &set).unwrap_or_else(|e| panic!("{e}\n{tree_text}"));
     assert_eq!(tree.class, "cpu");
     let json: Value = serde_json::from_str(&tree_text).unwrap();
     let mut named = BTreeSet::new();
     leaves(&json["root"], &mut named);
-    assert!(!named.is_empty() && named.iter().all(|id| ids.contains(id)), "{named:?} not in {ids:?}");
+    let names = set.names();
+    assert!(!named.is_empty() && named.iter().all(|n| names.contains(n)), "{named:?} not in {names:?}");
     // The grid's depths and leaf limits can be set; an empty grid is refused and writes nothing.
     let grid = |depth: &str| {
         let mut command = fewfit(dir);
