@@ -6,14 +6,15 @@ use std::collections::HashMap;
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use fewfit::{selection, DeviceClass, VariantId};
+use fewfit::tuning;
+use fewfit::{DeviceClass, VariantId};
 use fewfit_codegen::ShapeFeatures;
-use rand::{rngs::StdRng, Rng, SeedableRng};
+use rand::{rngs::StdRng, RngExt, SeedableRng};
 
 /// 4096 shapes drawn log-uniformly from 1 to 16384 per dimension, with a fixed seed.
 fn shapes() -> Vec<(u64, u64, u64)> {
     let mut rng = StdRng::seed_from_u64(42);
-    let mut dim = || 2f64.powf(rng.gen_range(0.0..14.0)).round() as u64;
+    let mut dim = || 2f64.powf(rng.random_range(0.0..14.0)).round() as u64;
     (0..4096).map(|_| (dim(), dim(), dim())).collect()
 }
 
@@ -23,7 +24,7 @@ fn bench(c: &mut Criterion) {
     group.throughput(Throughput::Elements(shapes.len() as u64));
     for class in DeviceClass::ALL {
         let select = class.selector();
-        let tree = selection::tree(class);
+        let tree = tuning::tree(class);
         let table: HashMap<(u64, u64, u64), VariantId> =
             shapes.iter().map(|&(m, n, k)| ((m, n, k), select(&ShapeFeatures::new(m, n, k)))).collect();
         group.bench_function(format!("generated/{class}"), |b| {

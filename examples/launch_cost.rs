@@ -17,23 +17,7 @@ use opencl3::command_queue::CommandQueue;
 use opencl3::kernel::Kernel;
 use opencl3::memory::{Buffer, ClMem, CL_MEM_READ_WRITE};
 use opencl3::program::Program;
-use opencl3::types::{cl_command_queue, cl_event, cl_int, cl_kernel, cl_uint, CL_BLOCKING};
-
-extern "C" {
-    // From the OpenCL library that opencl3 links; called directly to pass a null event pointer.
-    fn clEnqueueNDRangeKernel(
-        queue: cl_command_queue,
-        kernel: cl_kernel,
-        work_dim: cl_uint,
-        offset: *const usize,
-        global: *const usize,
-        local: *const usize,
-        num_wait: cl_uint,
-        wait: *const cl_event,
-        event: *mut cl_event,
-    ) -> cl_int;
-    fn clReleaseEvent(event: cl_event) -> cl_int;
-}
+use opencl3::types::{cl_event, CL_BLOCKING};
 
 const WARMUP: usize = 20;
 const CALLS: usize = 200;
@@ -66,12 +50,15 @@ fn with_optional_event(with_event: bool, enqueue: impl FnOnce(*mut cl_event)) {
     enqueue(if with_event { &mut event } else { ptr::null_mut() });
     if !event.is_null() {
         // SAFETY: the call handed us this event.
-        unsafe { clReleaseEvent(event) };
+        unsafe { opencl3::event::release_event(event) }.expect("clReleaseEvent");
     }
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let device = DefaultDevice::get()?;
+    // The OpenCL library that opencl3 loaded at run time (its cl3), whose clEnqueueNDRangeKernel is
+    // called directly below to pass a null event pointer.
+    let opencl = cl3::load_library().as_ref().map_err(|e| format!("no OpenCL library: {e}"))?;
     println!("device: {} ({}, driver {})", device.info.name, device.info.platform_version, device.info.driver);
     println!("medians of {CALLS} calls after {WARMUP} warm-up calls, µs");
     let queues = [("profiling", &device.profiling_queue), ("plain", &device.queue)];
@@ -85,9 +72,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let (enqueue, wall) = time(queue, || {
                 with_optional_event(with_event, |event_ptr| {
                     let global = [1usize];
-                    // SAFETY: valid queue and kernel; the sizes outlive the call.
-                    let status = unsafe {
-                        clEnqueueNDRangeKernel(
+                    // Valid queue and kernel; the sizes outlive the call.
+                    let status = opencl
+                        .clEnqueueNDRangeKernel(
                             queue.get(),
                             kernel.get(),
                             1,
@@ -98,7 +85,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                             ptr::null(),
                             event_ptr,
                         )
-                    };
+                        .expect("the OpenCL library has clEnqueueNDRangeKernel");
                     assert_eq!(status, 0, "clEnqueueNDRangeKernel");
                 })
             })?;

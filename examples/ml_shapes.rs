@@ -7,7 +7,7 @@ use std::time::Instant;
 use fewfit::{build_stats, chosen_variant, gemm, DefaultDevice, Engine, GemmSpec, Precision};
 use opencl3::memory::{Buffer, CL_MEM_READ_WRITE};
 use opencl3::types::CL_BLOCKING;
-use rand::{rngs::StdRng, Rng, SeedableRng};
+use rand::{rngs::StdRng, RngExt, SeedableRng};
 
 /// (name, m, n, k) of row-major NN GEMMs from common networks.
 const SHAPES: &[(&str, usize, usize, usize)] = &[
@@ -46,8 +46,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut failures = 0;
     for &(name, m, n, k) in SHAPES {
         let spec = GemmSpec::row_major(m, n, k);
-        let a: Vec<f32> = (0..m * k).map(|_| rng.gen_range(-1.0..1.0)).collect();
-        let b: Vec<f32> = (0..k * n).map(|_| rng.gen_range(-1.0..1.0)).collect();
+        let a: Vec<f32> = (0..m * k).map(|_| rng.random_range(-1.0..1.0)).collect();
+        let b: Vec<f32> = (0..k * n).map(|_| rng.random_range(-1.0..1.0)).collect();
         let upload = |data: &[f32]| -> Result<Buffer<f32>, Box<dyn std::error::Error>> {
             let mut buf =
                 unsafe { Buffer::<f32>::create(&device.context, CL_MEM_READ_WRITE, data.len(), std::ptr::null_mut())? };
@@ -71,7 +71,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         // Check 256 random elements (every element for small C) against an f64 reference.
         let mut worst = 0.0f64;
         for s in 0..256.min(m * n) {
-            let idx = if m * n <= 256 { s } else { rng.gen_range(0..m * n) };
+            let idx = if m * n <= 256 { s } else { rng.random_range(0..m * n) };
             let (i, j) = (idx / n, idx % n);
             let (mut sum, mut mag) = (0.0f64, 0.0f64);
             for p in 0..k {

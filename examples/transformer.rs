@@ -16,7 +16,7 @@ use opencl3::command_queue::CommandQueue;
 use opencl3::context::Context;
 use opencl3::memory::{Buffer, CL_MEM_READ_WRITE};
 use opencl3::types::CL_BLOCKING;
-use rand::{rngs::StdRng, Rng, SeedableRng};
+use rand::{rngs::StdRng, RngExt, SeedableRng};
 
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
 
@@ -186,7 +186,8 @@ fn main() -> Res<()> {
     let device = DefaultDevice::get()?;
     println!("device: {} (class {})", device.info.name, device.info.class);
     let mut rng = StdRng::seed_from_u64(7);
-    let mut random = |len: usize, scale: f32| -> Vec<f32> { (0..len).map(|_| rng.gen_range(-scale..scale)).collect() };
+    let mut random =
+        |len: usize, scale: f32| -> Vec<f32> { (0..len).map(|_| rng.random_range(-scale..scale)).collect() };
     let weights = Weights {
         qkv: random(D * 3 * D, 0.2),
         o: random(D * D, 0.2),

@@ -15,11 +15,11 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use opencl3::event::release_event;
 use opencl3::types::{cl_command_queue, cl_event, cl_mem};
 
+use crate::cl::{mem_context, mem_len, queue_context};
 use crate::engine::{build_stats, release_engines, Engine};
 use crate::error::Error;
-use crate::gemm::{
-    enqueue_checked, mem_context, mem_len, queue_context, Element, GemmSpec, Layout, Precision, Selection, Transpose,
-};
+use crate::gemm::{enqueue_checked, Selection};
+use crate::spec::{Element, GemmSpec, Layout, Precision, Transpose};
 
 /// The status codes the C ABI returns: the values of CLBlast's `CLBlastStatusCode` for the cases
 /// that apply. OpenCL errors of the calls made for the GEMM are passed through as their own
@@ -123,7 +123,7 @@ fn error_code<T: Element>(error: &Error, queue: cl_command_queue) -> Code {
         Error::InvalidArgument { name, .. } => spec_status(name),
         Error::Unavailable { .. } if T::PRECISION == Precision::F64 && !has_fp64(queue) => Status::NoDoublePrecision,
         Error::Unavailable { .. } | Error::Build { .. } => Status::BuildProgramFailure,
-        Error::NoDevice(_) | Error::Codegen(_) => Status::UnexpectedError,
+        Error::NoDevice(_) | Error::NoOpenClLibrary(_) | Error::Codegen(_) => Status::UnexpectedError,
     };
     status as Code
 }

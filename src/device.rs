@@ -9,10 +9,8 @@ use opencl3::device::{Device, CL_DEVICE_TYPE_ALL, CL_DEVICE_TYPE_CPU, CL_DEVICE_
 use opencl3::platform::get_platforms;
 use opencl3::types::cl_device_id;
 
-use crate::codegen::ShapeFeatures;
-use crate::error::{cl, Error, Result};
-use crate::gemm::Precision;
-use crate::selection::{self, VariantId};
+use crate::error::{cl, no_opencl_library, Error, Result};
+use crate::spec::Precision;
 
 /// A family of devices that shares one selector tree (`selector/<class>.json`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -58,16 +56,6 @@ impl DeviceClass {
             DeviceClass::Gpu
         } else {
             DeviceClass::Default
-        }
-    }
-
-    /// The generated selector of this class (nested `if`s compiled from its tree).
-    pub fn selector(self) -> fn(&ShapeFeatures) -> VariantId {
-        match self {
-            DeviceClass::Cpu => selection::select_cpu,
-            DeviceClass::NvidiaGpu => selection::select_nvidia_gpu,
-            DeviceClass::Gpu => selection::select_gpu,
-            DeviceClass::Default => selection::select_default,
         }
     }
 }
@@ -176,6 +164,9 @@ pub fn fits_in_buffer(elements: u64, element_bytes: u64, max_alloc_bytes: u64) -
 
 /// Every OpenCL device as (platform index, device index, id), in platform order.
 pub fn list_devices() -> Result<Vec<(usize, usize, cl_device_id)>> {
+    if cl3::load_library().is_err() {
+        return Err(no_opencl_library());
+    }
     let platforms = get_platforms().map_err(|e| {
         Error::NoDevice(format!("no OpenCL platform ({e}); install an OpenCL runtime such as Debian's pocl-opencl-icd"))
     })?;

@@ -25,6 +25,14 @@ pub enum Error {
     /// No OpenCL device could be found or chosen.
     #[error("no OpenCL device: {0}")]
     NoDevice(String),
+    /// The OpenCL library (`libOpenCL.so.1`, the ICD loader; `OpenCL.dll` on Windows) could not be
+    /// loaded: fewfit loads it at run time, at the first OpenCL call, so a program built with it
+    /// starts without one and gets this error.
+    #[error(
+        "no OpenCL library: {0}; install an OpenCL ICD loader and a runtime (Debian: ocl-icd-libopencl1, \
+         and pocl-opencl-icd or a GPU driver's)"
+    )]
+    NoOpenClLibrary(String),
     /// An OpenCL call failed.
     #[error("OpenCL call {call} failed with {code} ({name})", name = opencl3::error_codes::error_text(*code))]
     OpenCl {
@@ -57,6 +65,7 @@ impl Error {
             }
             Error::Unavailable { what, reason } => Error::Unavailable { what: what.clone(), reason: reason.clone() },
             Error::NoDevice(why) => Error::NoDevice(why.clone()),
+            Error::NoOpenClLibrary(why) => Error::NoOpenClLibrary(why.clone()),
             Error::OpenCl { call, code } => Error::OpenCl { call, code: *code },
             Error::Build { variant, log } => Error::Build { variant: variant.clone(), log: log.clone() },
             Error::Codegen(e) => Error::Unavailable { what: "generated code".into(), reason: e.to_string() },
@@ -67,7 +76,20 @@ impl Error {
 /// The result type of the runtime.
 pub type Result<T> = std::result::Result<T, Error>;
 
-/// Maps an OpenCL status code from `call` into [`Error::OpenCl`].
+/// Maps an OpenCL status code from `call` into [`Error::OpenCl`], or [`Error::NoOpenClLibrary`]
+/// where the OpenCL library could not be loaded.
 pub(crate) fn cl(call: &'static str) -> impl Fn(i32) -> Error {
-    move |code| Error::OpenCl { call, code }
+    move |code| match code {
+        opencl3::error_codes::DLOPEN_RUNTIME_LOAD_FAILED => no_opencl_library(),
+        _ => Error::OpenCl { call, code },
+    }
+}
+
+/// [`Error::NoOpenClLibrary`], with why the library did not load.
+pub(crate) fn no_opencl_library() -> Error {
+    let why = match cl3::load_library() {
+        Err(e) => e.to_string(),
+        Ok(_) => "it was loaded, but an OpenCL call reported that it was not".to_string(),
+    };
+    Error::NoOpenClLibrary(why)
 }

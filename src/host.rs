@@ -5,7 +5,8 @@ use opencl3::types::CL_BLOCKING;
 
 use crate::device::{fits_in_buffer, DefaultDevice};
 use crate::error::{cl, Error, Result};
-use crate::gemm::{gemm, Element, GemmSpec};
+use crate::gemm::gemm;
+use crate::spec::{Element, GemmSpec};
 
 /// C = alpha * op(A) * op(B) + beta * C on host slices, through the default device
 /// (`FEWFIT_DEVICE`). Checks every argument against the slice lengths before any device work.
@@ -64,7 +65,7 @@ pub fn gemm_ndarray<T: Element>(
     c: &mut ndarray::Array2<T>,
 ) -> Result<()> {
     use crate::error::Error;
-    use crate::gemm::{Layout, Transpose};
+    use crate::spec::{Layout, Transpose};
     let (m, k) = a.dim();
     let (k2, n) = b.dim();
     if k2 != k {

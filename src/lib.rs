@@ -4,47 +4,46 @@
 //! the prebuilt variants. A process's first call on a device builds the variants that device's tree
 //! can pick (others only when a call names one), and the binaries are cached on disk, so there is
 //! no tuning and no compiling per shape. See README.md.
+//!
+//! The modules, each using only those before it: `spec` (the GEMM's types and checks) and `cl`
+//! (OpenCL helpers) at the bottom, then `device`, `dispatch` (the generated set and trees), `engine`
+//! (programs, launches, launch policy, binary cache, scratch buffers and the registry), and on top
+//! `gemm` (the API), `host` and `capi`.
+
+#![warn(missing_docs)]
 
 use fewfit_codegen as codegen;
 
-mod cache;
-pub mod capi;
+mod cl;
 mod device;
+mod dispatch;
 mod engine;
 mod error;
 mod gemm;
 mod host;
-mod reused_buffers;
-pub mod selection;
+mod spec;
 
-/// Compiling and launching variants outside the shipped set, for fewfit's tuner and bench (cargo
-/// feature `tuning`); not part of the API users call.
+pub mod capi;
+
+/// Compiling and launching variants outside the shipped set, and the shipped trees as data, for
+/// fewfit's tuner, bench and tests (cargo feature `tuning`); not part of the API users call.
 #[cfg(feature = "tuning")]
 pub mod tuning {
     pub use crate::device::fits_in_buffer;
-    pub use crate::engine::{variant_build_options, CompiledVariant};
-    pub use crate::KERNEL_TEMPLATES;
+    pub use crate::dispatch::{reachable, tree, VARIANTS};
+    pub use crate::engine::launch_policy::{
+        AtomicAdd, LaunchPolicy, PACK_A_MIN_MADDS, TRANSPOSE_LONG_ROWS, TRANSPOSE_MIN_MADDS, TRANSPOSE_MIN_OTHER,
+        TRANSPOSE_MIN_OTHER_LONG,
+    };
+    pub use crate::engine::{variant_build_options, CompiledVariant, KERNEL_TEMPLATES};
 }
 
-/// The kernel templates (`kernels/*.cl`), embedded: what renders variants outside the shipped set.
-#[cfg(feature = "tuning")]
-pub const KERNEL_TEMPLATES: [(&str, &str); 6] = [
-    ("common.cl", include_str!("../kernels/common.cl")),
-    ("macros.cl", include_str!("../kernels/macros.cl")),
-    ("xgemm.cl", include_str!("../kernels/xgemm.cl")),
-    ("direct.cl", include_str!("../kernels/direct.cl")),
-    ("panel.cl", include_str!("../kernels/panel.cl")),
-    ("scale.cl", include_str!("../kernels/scale.cl")),
-];
-
 pub use device::{choose_device, list_devices, DefaultDevice, DeviceClass, DeviceInfo};
+pub use dispatch::{explain, Explanation, VariantId, VariantInfo};
 pub use engine::{build_stats, release_engines, BuildStats, Engine};
 pub use error::{Error, Result};
-pub use gemm::{
-    chosen_variant, enqueue_raw, gemm, gemm_no_event, gemm_with, Element, GemmSpec, Layout, Precision, Selection,
-    Transpose,
-};
+pub use gemm::{chosen_variant, enqueue_raw, gemm, gemm_no_event, gemm_with, Selection};
 pub use host::gemm_host;
 #[cfg(feature = "ndarray")]
 pub use host::gemm_ndarray;
-pub use selection::{explain, Explanation, VariantId};
+pub use spec::{Element, GemmSpec, Layout, Precision, Transpose};

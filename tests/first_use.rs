@@ -5,7 +5,8 @@
 mod common;
 
 use common::*;
-use fewfit::{build_stats, gemm, gemm_with, selection, GemmSpec, Precision, Selection, VariantId};
+use fewfit::tuning;
+use fewfit::{build_stats, gemm, gemm_with, GemmSpec, Precision, Selection, VariantId};
 use fewfit_codegen::PackA;
 
 /// Programs built so far in this process (compiled, or loaded from fewfit's binary cache).
@@ -40,7 +41,7 @@ fn checked_gemm(device: &fewfit::DefaultDevice, selection: Selection) {
 #[test]
 fn the_first_call_builds_the_trees_variants_and_a_named_one_builds_on_its_first_call() {
     let Some(device) = device() else { return };
-    let reachable = selection::reachable(device.info.class);
+    let reachable = tuning::reachable(device.info.class);
     assert!(!reachable.is_empty(), "every class's tree has leaves");
     let before = programs_built();
     checked_gemm(device, Selection::Auto);

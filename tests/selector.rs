@@ -1,13 +1,14 @@
 //! The generated `select_*` functions agree with a plain interpreter of the same JSON trees on
 //! shapes drawn from a grid that straddles every threshold and on the listed shapes, each in the
 //! three layouts the kernels see (`operands_along_k`), which reach every leaf, and `explain`
-//! reports the same path; `selection::reachable`, which the first call builds, holds exactly the
+//! reports the same path; `tuning::reachable`, which the first call builds, holds exactly the
 //! variants they pick.
 
-use fewfit::{explain, selection, DeviceClass, VariantId};
+use fewfit::tuning;
+use fewfit::{explain, DeviceClass, VariantId};
 use fewfit_codegen::tree::Node;
 use fewfit_codegen::ShapeFeatures;
-use rand::{rngs::StdRng, Rng, SeedableRng};
+use rand::{rngs::StdRng, RngExt, SeedableRng};
 
 /// Values of m, n and k: small, powers of two and their neighbours, and each threshold of the
 /// trees' m, n, k, min_mn and max_mn splits with its neighbours.
@@ -26,7 +27,7 @@ fn grid_values() -> Vec<u64> {
         }
     }
     for class in DeviceClass::ALL {
-        thresholds(&selection::tree(class).root, &mut values);
+        thresholds(&tuning::tree(class).root, &mut values);
     }
     values.sort_unstable();
     values.dedup();
@@ -63,7 +64,7 @@ fn listed_shapes() -> Vec<(u64, u64, u64)> {
 /// thresholds: half a billion shapes for the 2026-11-26 trees), then the listed shapes.
 fn grid_shapes(values: &[u64]) -> Vec<(u64, u64, u64)> {
     let mut rng = StdRng::seed_from_u64(7);
-    let mut any = || values[rng.gen_range(0..values.len())];
+    let mut any = || values[rng.random_range(0..values.len())];
     let mut shapes = Vec::new();
     for &v in values {
         for _ in 0..16 {
@@ -82,8 +83,8 @@ fn generated_selectors_match_the_interpreter() {
     let shapes = grid_shapes(&grid_values());
     for class in DeviceClass::ALL {
         let select = class.selector();
-        let tree = selection::tree(class);
-        let reachable = selection::reachable(class);
+        let tree = tuning::tree(class);
+        let reachable = tuning::reachable(class);
         let mut leaves_reached = std::collections::BTreeSet::new();
         let mut picked = std::collections::BTreeSet::new();
         // Each shape in every layout the kernels see, on devices of every size trained and some
@@ -121,7 +122,7 @@ fn generated_selectors_match_the_interpreter() {
 #[test]
 fn every_leaf_names_a_shipped_variant_and_every_class_uses_the_set() {
     for class in DeviceClass::ALL {
-        for leaf in selection::tree(class).leaf_variants() {
+        for leaf in tuning::tree(class).leaf_variants() {
             assert!(VariantId::from_id(leaf).is_some(), "{class}: {leaf}");
         }
     }

@@ -1,5 +1,5 @@
 //! Large launches of the set's xgemm variants that store an operand contiguous along K transposed
-//! into local memory first copy that operand transposed (`Geometry::transposes_first`): checked
+//! into local memory first copy that operand transposed (`LaunchPolicy::transposes_first`): checked
 //! against the f64 reference on random data, at the smallest shapes where the copy happens, in the
 //! layouts that copy one operand, both, or none. The products are too large for the whole
 //! reference, so it is computed on C's edge rows and columns and on random elements.
@@ -7,11 +7,13 @@
 mod common;
 
 use common::{buffer_len, c_index, device, download, random, reference_at, upload, with_padding};
+use fewfit::tuning::{
+    LaunchPolicy, TRANSPOSE_LONG_ROWS, TRANSPOSE_MIN_MADDS, TRANSPOSE_MIN_OTHER, TRANSPOSE_MIN_OTHER_LONG,
+};
 use fewfit::{gemm_with, Engine, GemmSpec, Layout, Selection, Transpose, VariantId};
-use fewfit_codegen::params::{TRANSPOSE_LONG_ROWS, TRANSPOSE_MIN_MADDS, TRANSPOSE_MIN_OTHER, TRANSPOSE_MIN_OTHER_LONG};
 use fewfit_codegen::Family;
 use opencl3::command_queue::{CommandQueue, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE};
-use rand::{rngs::StdRng, Rng, SeedableRng};
+use rand::{rngs::StdRng, RngExt, SeedableRng};
 use std::sync::Mutex;
 
 /// Held by each test that launches copies: the engine's scratch buffers are shared, and
@@ -58,7 +60,7 @@ fn check_sampled(
     let mut elements: Vec<(usize, usize)> = (0..n).flat_map(|j| [(0, j), (m - 1, j)]).collect();
     elements.extend((0..m).flat_map(|i| [(i, 0), (i, n - 1)]));
     let mut rng = StdRng::seed_from_u64(seed + 3);
-    elements.extend((0..2000).map(|_| (rng.gen_range(0..m), rng.gen_range(0..n))));
+    elements.extend((0..2000).map(|_| (rng.random_range(0..m), rng.random_range(0..n))));
     for (i, j) in elements {
         let (idx, want, bound) = reference_at(spec, ALPHA_BETA.0, a, b, ALPHA_BETA.1, c0, i, j);
         let have = got[idx] as f64;
@@ -139,7 +141,7 @@ fn a_batched_large_launch_copies_every_item() {
     for item in 0..2 {
         let shifted = one.with_offsets(item * (m * k + 64), item * (n * k + 32), item * (m * n + 16));
         for _ in 0..1000 {
-            let (i, j) = (rng.gen_range(0..m), rng.gen_range(0..n));
+            let (i, j) = (rng.random_range(0..m), rng.random_range(0..n));
             let (idx, want, bound) = reference_at(&shifted, 1.0, &a, &b, 0.0, &c0, i, j);
             assert!(
                 (got[idx] as f64 - want).abs() <= bound,

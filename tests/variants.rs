@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use fewfit::selection::reachable;
+use fewfit::tuning::{reachable, LaunchPolicy};
 use fewfit::{gemm_no_event, Engine, GemmSpec, Layout, Precision, Selection, Transpose, VariantId};
 use fewfit_codegen::PackA;
 use rand::{rngs::StdRng, SeedableRng};

@@ -16,7 +16,7 @@ use serde_json::Value;
 
 pub use error::{Error, Result};
 pub use features::ShapeFeatures;
-pub use params::{vw_cap, AtomicAdd, Family, Geometry, Orientation, PackA, Variant};
+pub use params::{vw_cap, Family, Geometry, Orientation, PackA, Variant};
 pub use render::Renderer;
 pub use tree::Tree;
 

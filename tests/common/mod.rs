@@ -8,7 +8,7 @@ use fewfit_codegen::Variant;
 use opencl3::event::Event;
 use opencl3::memory::{Buffer, CL_MEM_READ_WRITE};
 use opencl3::types::CL_BLOCKING;
-use rand::{rngs::StdRng, Rng, SeedableRng};
+use rand::{rngs::StdRng, RngExt, SeedableRng};
 
 /// The default device, or None when FEWFIT_TEST_DEVICE=skip and there is none (the default,
 /// `require`, fails the test instead, so CI cannot pass without running kernels).
@@ -66,7 +66,7 @@ impl TestElement for f64 {
 /// `len` values uniform in [-1, 1), never all zero, from a fixed seed.
 pub fn random<T: TestElement>(len: usize, seed: u64) -> Vec<T> {
     let mut rng = StdRng::seed_from_u64(seed);
-    (0..len).map(|_| T::from_f64(rng.gen_range(-1.0..1.0))).collect()
+    (0..len).map(|_| T::from_f64(rng.random_range(-1.0..1.0))).collect()
 }
 
 /// Index of element (r, c) of a stored matrix.
@@ -200,14 +200,14 @@ pub fn with_padding(spec: GemmSpec) -> GemmSpec {
 /// `most_k`; a random layout and transpose pair; half padded ([`with_padding`]); half with
 /// alpha = 1 and beta = 0, half with random scalars.
 pub fn random_problem(rng: &mut StdRng, most_mn: f64, most_k: f64) -> (GemmSpec, f32, f32) {
-    let mut dim = |most: f64| 2f64.powf(rng.gen_range(0.0..most.log2())).round() as usize;
+    let mut dim = |most: f64| 2f64.powf(rng.random_range(0.0..most.log2())).round() as usize;
     let (m, n, k) = (dim(most_mn), dim(most_mn), dim(most_k));
-    let layout = if rng.gen_bool(0.5) { Layout::RowMajor } else { Layout::ColumnMajor };
+    let layout = if rng.random_bool(0.5) { Layout::RowMajor } else { Layout::ColumnMajor };
     let transpose = |yes: bool| if yes { Transpose::Yes } else { Transpose::No };
-    let spec = GemmSpec::new(layout, transpose(rng.gen_bool(0.5)), transpose(rng.gen_bool(0.5)), m, n, k);
-    let spec = if rng.gen_bool(0.5) { with_padding(spec) } else { spec };
+    let spec = GemmSpec::new(layout, transpose(rng.random_bool(0.5)), transpose(rng.random_bool(0.5)), m, n, k);
+    let spec = if rng.random_bool(0.5) { with_padding(spec) } else { spec };
     let (alpha, beta) =
-        if rng.gen_bool(0.5) { (1.0, 0.0) } else { (rng.gen_range(-2.0..2.0), rng.gen_range(-2.0..2.0)) };
+        if rng.random_bool(0.5) { (1.0, 0.0) } else { (rng.random_range(-2.0..2.0), rng.random_range(-2.0..2.0)) };
     (spec, alpha, beta)
 }
 

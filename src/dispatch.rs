@@ -1,5 +1,10 @@
-//! The shipped variant set and the selector trees, generated at build time from
-//! `variants/selected.json` and `selector/*.json`, and `explain`, which shows a shape's path.
+//! Dispatch: the shipped variant set and the selector trees, generated at build time from
+//! `variants/selected.json` and `selector/*.json` (`include!`d from `OUT_DIR`), each device
+//! class's selector, and [`explain`], which shows a shape's path through its tree.
+//!
+//! Everything that reads the names build.rs generates (the `VariantId` enum, the table's ids, the
+//! `select_<class>` functions, the trees' text and leaves) is in the section "Generated names"
+//! below; the rest of the crate sees only [`VariantId`], [`VariantInfo`] and the functions here.
 
 use std::fmt;
 
@@ -36,17 +41,49 @@ pub struct VariantInfo {
     pub unpacked_source: Option<&'static str>,
 }
 
+/// Which variant a shape goes to on a class of device, and the path through the tree that led there.
+#[derive(Clone, Debug)]
+pub struct Explanation {
+    /// The device class.
+    pub class: DeviceClass,
+    /// The features of the kernel's view of the problem.
+    pub features: ShapeFeatures,
+    /// The chosen variant.
+    pub variant: VariantId,
+    /// The leaf's number in the tree.
+    pub leaf: usize,
+    /// The splits on the way.
+    pub path: Vec<Step>,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Generated names: how the runtime consumes what build.rs emits (the enum, the table, the
+// selectors, the trees). Nothing outside this section names a generated item or a variant id.
+// ---------------------------------------------------------------------------------------------
+
 mod generated {
     use super::{Family, Orientation, ShapeFeatures, VariantInfo};
     include!(concat!(env!("OUT_DIR"), "/variants.rs"));
     include!(concat!(env!("OUT_DIR"), "/selector.rs"));
 }
 
-pub(crate) use generated::{select_cpu, select_default, select_gpu, select_nvidia_gpu, HELPERS_SOURCE};
+pub(crate) use generated::HELPERS_SOURCE;
 pub use generated::{VariantId, VARIANTS};
 
+impl DeviceClass {
+    /// The generated selector of this class (nested `if`s compiled from its tree).
+    pub fn selector(self) -> fn(&ShapeFeatures) -> VariantId {
+        match self {
+            DeviceClass::Cpu => generated::select_cpu,
+            DeviceClass::NvidiaGpu => generated::select_nvidia_gpu,
+            DeviceClass::Gpu => generated::select_gpu,
+            DeviceClass::Default => generated::select_default,
+        }
+    }
+}
+
 impl VariantId {
-    /// The dense index of the variant in [`VARIANTS`].
+    /// The dense index of the variant in the shipped table (`VARIANTS`).
     pub fn index(self) -> usize {
         self as usize
     }
@@ -99,28 +136,17 @@ pub fn reachable(class: DeviceClass) -> Vec<VariantId> {
     VariantId::ALL.into_iter().filter(|v| leaves.contains(&v.info().id)).collect()
 }
 
-/// Which variant a shape goes to on a class of device, and the path through the tree that led there.
-#[derive(Clone, Debug)]
-pub struct Explanation {
-    /// The device class.
-    pub class: DeviceClass,
-    /// The features of the kernel's view of the problem.
-    pub features: ShapeFeatures,
-    /// The chosen variant.
-    pub variant: VariantId,
-    /// The leaf's number in the tree.
-    pub leaf: usize,
-    /// The splits on the way.
-    pub path: Vec<Step>,
-}
-
 /// Explains the choice for an M×N×K problem given in the kernel's view (column-major C); for a
-/// row-major call, pass (n, m) or use [`crate::GemmSpec::kernel_features`].
+/// row-major call, pass (n, m) or use [`crate::spec::GemmSpec::kernel_features`].
 pub fn explain(class: DeviceClass, features: ShapeFeatures) -> Explanation {
     let decision = tree(class).decide(&features);
     let variant = VariantId::from_id(decision.variant()).expect("leaves name shipped variants");
     Explanation { class, features, variant, leaf: decision.leaf, path: decision.path }
 }
+
+// ---------------------------------------------------------------------------------------------
+// End of "Generated names".
+// ---------------------------------------------------------------------------------------------
 
 impl fmt::Display for Explanation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

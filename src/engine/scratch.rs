@@ -1,6 +1,6 @@
 //! Device buffers that launches reuse instead of creating their own: the per-tile flags of split-K
 //! launches on NVIDIA GPUs and the scratch buffers of operands copied transposed first
-//! (`Geometry::transposes_first`).
+//! (`LaunchPolicy::transposes_first`).
 //!
 //! A launch leases a buffer of at least the bytes it needs and records the event of its last
 //! command that uses it. Two launches must not share a buffer while both can run: a buffer is
@@ -20,7 +20,7 @@ use opencl3::event::{get_event_info, retain_event, CL_COMPLETE, CL_EVENT_COMMAND
 use opencl3::memory::{create_buffer, Buffer, ClMem, CL_MEM_COPY_HOST_PTR, CL_MEM_READ_WRITE};
 use opencl3::types::{cl_command_queue, cl_context, cl_event, cl_mem};
 
-use crate::engine::Event;
+use crate::cl::Event;
 use crate::error::{cl, Result};
 
 /// Buffers of one kind, each reused by launch after launch.

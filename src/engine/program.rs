@@ -1,0 +1,305 @@
+//! Programs and the variants built from them: a program built for one device through the
+//! on-disk binary cache, a variant's programs and entry points ([`CompiledVariant`]) with the
+//! device's limits checked first, the build options, and the process's build counters.
+
+use std::ffi::CString;
+use std::ptr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use opencl3::kernel::Kernel;
+use opencl3::program::{
+    build_program, create_program_with_binary, create_program_with_source, get_program_build_info, CL_PROGRAM_BUILD_LOG,
+};
+use opencl3::types::{cl_context, cl_device_id};
+
+use super::binary_cache::BinaryCache;
+use super::launch_policy::{atomic_add, AtomicAdd};
+use super::scratch::BufferPool;
+use crate::cl::Program;
+use crate::codegen::render::kernel_name;
+use crate::codegen::{Family, Geometry, PackA, Variant};
+use crate::device::DeviceInfo;
+use crate::error::{cl, Error, Result};
+use crate::spec::Precision;
+
+static PROGRAMS_COMPILED: AtomicU64 = AtomicU64::new(0);
+static PROGRAMS_FROM_CACHE: AtomicU64 = AtomicU64::new(0);
+
+/// Counters of program builds in this process, for checking that nothing compiles after warm-up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BuildStats {
+    /// Programs built from source (on PoCL, its own kernel cache may serve them).
+    pub compiled: u64,
+    /// Programs loaded from the on-disk binary cache.
+    pub from_cache: u64,
+}
+
+/// The program builds so far in this process.
+pub fn build_stats() -> BuildStats {
+    BuildStats {
+        compiled: PROGRAMS_COMPILED.load(Ordering::Relaxed),
+        from_cache: PROGRAMS_FROM_CACHE.load(Ordering::Relaxed),
+    }
+}
+
+/// What building a program needs of an engine: its context and device, the device's facts, the
+/// binary cache, and the scratch buffers that the variants it builds share.
+#[derive(Clone, Copy)]
+pub(crate) struct Target<'a> {
+    /// The engine's context.
+    pub context: cl_context,
+    /// The engine's device.
+    pub device: cl_device_id,
+    /// The device's facts.
+    pub info: &'a DeviceInfo,
+    /// The on-disk binary cache for the device.
+    pub cache: &'a BinaryCache,
+    /// The scratch buffers of operands A and B copied transposed first.
+    pub transposed_copies: &'a Arc<[BufferPool; 2]>,
+}
+
+impl Program {
+    /// Builds `source` for one device, through the binary cache: a cached binary that fails to
+    /// load or build is replaced by a fresh build from source.
+    pub(crate) fn build(target: &Target<'_>, name: &str, source: &str, options: &str) -> Result<Program> {
+        let key = BinaryCache::key(target.info, source, options);
+        let options_c = CString::new(options).expect("build options hold no NUL");
+        if let Some(binary) = target.cache.load(&key) {
+            // SAFETY: context and device are valid for the engine's lifetime.
+            if let Ok(raw) = unsafe { create_program_with_binary(target.context, &[target.device], &[&binary]) } {
+                let program = Program(raw);
+                if build_program(raw, &[target.device], &options_c, None, ptr::null_mut()).is_ok() {
+                    PROGRAMS_FROM_CACHE.fetch_add(1, Ordering::Relaxed);
+                    return Ok(program);
+                }
+            }
+        }
+        let raw = create_program_with_source(target.context, &[source]).map_err(cl("clCreateProgramWithSource"))?;
+        let program = Program(raw);
+        PROGRAMS_COMPILED.fetch_add(1, Ordering::Relaxed);
+        if build_program(raw, &[target.device], &options_c, None, ptr::null_mut()).is_err() {
+            let log: String =
+                get_program_build_info(raw, target.device, CL_PROGRAM_BUILD_LOG).map(Into::into).unwrap_or_default();
+            return Err(Error::Build { variant: name.to_string(), log });
+        }
+        if target.cache.is_enabled() {
+            if let Some(binary) = program.binary_for(target.device) {
+                target.cache.store(&key, &binary);
+            }
+        }
+        Ok(program)
+    }
+}
+
+/// A kernel variant built for one device and precision: four entry points, one per operand layout.
+pub struct CompiledVariant {
+    #[cfg_attr(not(feature = "tuning"), allow(dead_code))]
+    pub(super) id: String,
+    pub(super) family: Family,
+    pub(super) geometry: Geometry,
+    /// The program of the launches that do not split K (for KSPLIT > 1, of every launch).
+    pub(super) main: EntryPoints,
+    /// For KSPLIT = 0 or SK > 0, the program of the launches that split K (split-K or stream-K),
+    /// where the device can split (f64 needs 64-bit atomics).
+    pub(super) split: Option<EntryPoints>,
+    /// For PA = 2 (where the device does not narrow the block), the PA = 0 program of the launches
+    /// too small to pack A (`LaunchPolicy::packs_a`).
+    pub(super) unpacked: Option<EntryPoints>,
+    /// The variant's own `scale_c` (C = beta * C, enqueued before a launch that splits K where
+    /// the device's atomic add needs it).
+    pub(super) scale: Option<Mutex<Kernel>>,
+    /// Whether `scale` may run in 16 x 16 work-groups.
+    pub(super) scale_local: bool,
+    /// The device's compute units, for the splits of K that KSPLIT = 0 chooses per launch.
+    pub(super) compute_units: usize,
+    /// How split-K adds into C on the device, which sets how far KSPLIT = 0 splits.
+    pub(super) atomic_add: AtomicAdd,
+    /// The flags by which split 0 of a split-K launch releases a tile's other splits, where C is
+    /// not scaled first: split 0 stores C and sets the tile's flag to the launch's epoch (its use
+    /// number on the buffer), and the other splits wait for it before they add into C. The
+    /// buffers start zeroed and are never zeroed again: each launch on one has a new epoch, so a
+    /// flag left by an earlier launch never matches.
+    pub(super) tile_flags: BufferPool,
+    /// The variant's own `transpose_operand`, where its work-groups store an operand contiguous
+    /// along K transposed into local memory and the device runs 32 x 8 work-groups: large launches
+    /// copy that operand transposed first (`LaunchPolicy::transposes_first`).
+    pub(super) transpose: Option<Mutex<Kernel>>,
+    /// The engine's scratch buffers for the copies of A and B.
+    pub(super) transposed_copies: Arc<[BufferPool; 2]>,
+    /// The device's largest buffer, in bytes (a transposed copy must fit).
+    pub(super) max_alloc_bytes: usize,
+}
+
+/// The least size of a flag buffer: 1024 flags.
+const MIN_FLAG_BYTES: usize = 1024 * std::mem::size_of::<u32>();
+
+/// A built program's four entry points, one per operand layout.
+pub(super) struct EntryPoints {
+    /// Kept alive for the kernels.
+    pub(super) program: Program,
+    /// Indexed by `a_along_m as usize * 2 + b_along_n as usize`; a mutex each, since setting
+    /// arguments and enqueueing must not interleave between threads.
+    pub(super) kernels: Vec<Mutex<Kernel>>,
+}
+
+/// The build options of a variant's program on a device: the precision, the atomic add's
+/// (`-DINT64_ATOMICS` where f64 may add by 64-bit compare-and-swap), `-DNVIDIA_CP_ASYNC` where
+/// DB = 3 - 5 may copy by `cp.async`, and on CPUs `-DVW_CAP`, the panel family's widest VW there.
+pub fn variant_build_options(info: &DeviceInfo, precision: Precision) -> String {
+    let copies = if info.async_copies { "-DNVIDIA_CP_ASYNC" } else { "" };
+    let int64_atomics = if precision == Precision::F64 && info.int64_atomics { "-DINT64_ATOMICS" } else { "" };
+    let vw_cap = info.vw_cap(precision).map(|cap| format!("-DVW_CAP={cap}")).unwrap_or_default();
+    [precision.build_options(), atomic_add(info).build_option(), int64_atomics, copies, vw_cap.as_str()]
+        .iter()
+        .filter(|o| !o.is_empty())
+        .copied()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+impl EntryPoints {
+    fn build(target: &Target<'_>, id: &str, family: Family, source: &str, precision: Precision) -> Result<EntryPoints> {
+        let program = Program::build(target, id, source, &variant_build_options(target.info, precision))?;
+        let mut kernels = Vec::with_capacity(4);
+        for a_along_m in [false, true] {
+            for b_along_n in [false, true] {
+                kernels.push(Mutex::new(program.kernel(&kernel_name(family, a_along_m, b_along_n))?));
+            }
+        }
+        Ok(EntryPoints { program, kernels })
+    }
+}
+
+impl CompiledVariant {
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn from_source(
+        target: &Target<'_>,
+        id: &str,
+        variant: &Variant,
+        source: &str,
+        split_source: Option<&str>,
+        unpacked_source: Option<&str>,
+        precision: Precision,
+    ) -> Result<CompiledVariant> {
+        let unavailable = |reason: String| Error::Unavailable { what: format!("variant {id}"), reason };
+        let info = target.info;
+        // The variant as the device runs it (a CPU narrows the panel family's VW).
+        let variant = &info.runs(variant, precision);
+        if variant.work_group_size() > info.max_work_group_size {
+            return Err(unavailable(format!(
+                "work-group of {} exceeds the device's {}",
+                variant.work_group_size(),
+                info.max_work_group_size
+            )));
+        }
+        let local = variant.local_mem_bytes(precision.bytes());
+        if local > info.local_mem_bytes {
+            return Err(unavailable(format!(
+                "needs {local} bytes of local memory, the device has {}",
+                info.local_mem_bytes
+            )));
+        }
+        if precision == Precision::F64 && !info.fp64 {
+            return Err(unavailable("the device has no fp64".into()));
+        }
+        let geometry = variant.geometry();
+        let may_split = precision != Precision::F64 || info.int64_atomics;
+        if geometry.k_splits > 1 && !may_split {
+            return Err(unavailable("split-K in f64 needs cl_khr_int64_base_atomics, which the device lacks".into()));
+        }
+        let main = EntryPoints::build(target, id, variant.family, source, precision)?;
+        let split = match split_source {
+            Some(split_source) if may_split => {
+                Some(EntryPoints::build(target, id, variant.family, split_source, precision)?)
+            }
+            _ => None,
+        };
+        // A narrowed block does not pack (its kernel reads PA as 0), so it needs no PA = 0 program.
+        let unpacked = match unpacked_source {
+            Some(unpacked) if geometry.pack_a == PackA::WhereLarge => {
+                Some(EntryPoints::build(target, id, variant.family, unpacked, precision)?)
+            }
+            _ => None,
+        };
+        let atomic_add = atomic_add(info);
+        // The panel family's one program takes its splits as an argument; it splits only where C
+        // is scaled first.
+        let panel_splits = variant.family == Family::Panel && may_split && atomic_add.scales_c_first();
+        let with_scale = if geometry.k_splits > 1 || panel_splits { Some(&main) } else { split.as_ref() };
+        let scale = match with_scale {
+            Some(entries) if atomic_add.scales_c_first() => Some(Mutex::new(entries.program.kernel("scale_c")?)),
+            _ => None,
+        };
+        let transpose = match geometry.transposing_stores.contains(&true) && info.max_work_group_size >= 256 {
+            true => Some(Mutex::new(main.program.kernel("transpose_operand")?)),
+            false => None,
+        };
+        Ok(CompiledVariant {
+            id: id.to_string(),
+            family: variant.family,
+            geometry,
+            main,
+            split,
+            unpacked,
+            scale,
+            scale_local: info.max_work_group_size >= 256,
+            compute_units: info.compute_units,
+            atomic_add,
+            tile_flags: BufferPool::new(true, MIN_FLAG_BYTES),
+            transpose,
+            transposed_copies: target.transposed_copies.clone(),
+            max_alloc_bytes: usize::try_from(info.max_alloc_bytes).unwrap_or(usize::MAX),
+        })
+    }
+
+    /// The variant id.
+    #[cfg(feature = "tuning")]
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+}
+
+/// The kernel templates (`kernels/*.cl`), embedded: what renders variants outside the shipped set.
+#[cfg(feature = "tuning")]
+pub const KERNEL_TEMPLATES: [(&str, &str); 6] = [
+    ("common.cl", include_str!("../../kernels/common.cl")),
+    ("macros.cl", include_str!("../../kernels/macros.cl")),
+    ("xgemm.cl", include_str!("../../kernels/xgemm.cl")),
+    ("direct.cl", include_str!("../../kernels/direct.cl")),
+    ("panel.cl", include_str!("../../kernels/panel.cl")),
+    ("scale.cl", include_str!("../../kernels/scale.cl")),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::device::DeviceClass;
+
+    fn device(class: DeviceClass, cpu_vector_lanes: Option<[u32; 2]>) -> DeviceInfo {
+        DeviceInfo {
+            name: "test device".into(),
+            vendor: "test vendor".into(),
+            driver: "1".into(),
+            platform_version: "OpenCL 3.0".into(),
+            class,
+            compute_units: 2,
+            max_work_group_size: 4096,
+            local_mem_bytes: 65536,
+            max_alloc_bytes: 1 << 30,
+            fp64: true,
+            int64_atomics: true,
+            async_copies: false,
+            cpu_vector_lanes,
+        }
+    }
+
+    #[test]
+    fn build_options_cap_the_panel_width_on_cpus_only() {
+        let avx2 = device(DeviceClass::Cpu, Some([8, 4]));
+        assert_eq!(variant_build_options(&avx2, Precision::F32), "-DPRECISION=32 -DVW_CAP=8");
+        assert_eq!(variant_build_options(&avx2, Precision::F64), "-DPRECISION=64 -DINT64_ATOMICS -DVW_CAP=4");
+        let gpu = device(DeviceClass::NvidiaGpu, None);
+        assert_eq!(variant_build_options(&gpu, Precision::F32), "-DPRECISION=32 -DNVIDIA_PTX_RED");
+    }
+}

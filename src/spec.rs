@@ -1,0 +1,479 @@
+//! The types of a GEMM and their checks: layout, transposes, precision and element type, the
+//! BLAS-style [`GemmSpec`] and its validation, and the checked [`Problem`] in the kernels' form
+//! (column-major C, each operand contiguous along its outer dimension or along K). The bottom of
+//! the crate: it uses nothing of it but the error type.
+
+use opencl3::types::cl_mem;
+
+use crate::codegen::ShapeFeatures;
+use crate::error::{Error, Result};
+
+/// Storage order of the matrices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Layout {
+    /// Rows are contiguous (C and NumPy order).
+    RowMajor,
+    /// Columns are contiguous (Fortran and BLAS order).
+    ColumnMajor,
+}
+
+/// Whether an operand is used as stored or transposed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Transpose {
+    /// op(X) = X.
+    No,
+    /// op(X) = Xᵀ.
+    Yes,
+}
+
+/// Floating-point precision of a GEMM.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Precision {
+    /// f32.
+    F32 = 0,
+    /// f64 (needs a device with fp64).
+    F64 = 1,
+}
+
+impl Precision {
+    /// Bytes per element.
+    pub fn bytes(self) -> usize {
+        match self {
+            Precision::F32 => 4,
+            Precision::F64 => 8,
+        }
+    }
+
+    /// The OpenCL build options that select it in the kernels.
+    pub fn build_options(self) -> &'static str {
+        match self {
+            Precision::F32 => "-DPRECISION=32",
+            Precision::F64 => "-DPRECISION=64",
+        }
+    }
+}
+
+/// An element type the kernels compute in: f32 or f64. Sealed: the kernels and the buffer-length
+/// checks count in these types' sizes, so no other type may stand for them.
+pub trait Element: sealed::Sealed + Copy + Default + PartialEq + Send + Sync + std::fmt::Debug + 'static {
+    /// The precision of this type.
+    const PRECISION: Precision;
+    /// Zero.
+    const ZERO: Self;
+}
+
+impl Element for f32 {
+    const PRECISION: Precision = Precision::F32;
+    const ZERO: Self = 0.0;
+}
+
+impl Element for f64 {
+    const PRECISION: Precision = Precision::F64;
+    const ZERO: Self = 0.0;
+}
+
+mod sealed {
+    /// Implemented for f32 and f64 only, so that [`super::Element`] cannot be implemented elsewhere.
+    pub trait Sealed {}
+    impl Sealed for f32 {}
+    impl Sealed for f64 {}
+}
+
+/// Shape, layout, transposes, offsets and leading dimensions of a GEMM, as in BLAS (offsets and
+/// leading dimensions in elements).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct GemmSpec {
+    /// Storage order of A, B and C.
+    pub layout: Layout,
+    /// op(A).
+    pub trans_a: Transpose,
+    /// op(B).
+    pub trans_b: Transpose,
+    /// Rows of op(A) and C.
+    pub m: usize,
+    /// Columns of op(B) and C.
+    pub n: usize,
+    /// Columns of op(A), rows of op(B).
+    pub k: usize,
+    /// First element of A in its buffer.
+    pub a_offset: usize,
+    /// Leading dimension of A.
+    pub lda: usize,
+    /// First element of B in its buffer.
+    pub b_offset: usize,
+    /// Leading dimension of B.
+    pub ldb: usize,
+    /// First element of C in its buffer.
+    pub c_offset: usize,
+    /// Leading dimension of C.
+    pub ldc: usize,
+    /// Number of matrices in a strided batch (1 for a plain GEMM; 0 does nothing).
+    pub batch_count: usize,
+    /// Elements between consecutive A matrices of a batch.
+    pub a_batch_stride: usize,
+    /// Elements between consecutive B matrices of a batch.
+    pub b_batch_stride: usize,
+    /// Elements between consecutive C matrices of a batch (at least C's span, so they do not overlap).
+    pub c_batch_stride: usize,
+}
+
+impl GemmSpec {
+    /// A spec with zero offsets and tight leading dimensions.
+    pub fn new(layout: Layout, trans_a: Transpose, trans_b: Transpose, m: usize, n: usize, k: usize) -> GemmSpec {
+        let mut spec = GemmSpec {
+            layout,
+            trans_a,
+            trans_b,
+            m,
+            n,
+            k,
+            a_offset: 0,
+            lda: 0,
+            b_offset: 0,
+            ldb: 0,
+            c_offset: 0,
+            ldc: 0,
+            batch_count: 1,
+            a_batch_stride: 0,
+            b_batch_stride: 0,
+            c_batch_stride: 0,
+        };
+        spec.lda = spec.a_dims().1.max(1);
+        spec.ldb = spec.b_dims().1.max(1);
+        spec.ldc = spec.c_dims().1.max(1);
+        spec
+    }
+
+    /// Row-major, no transposes, tight: the common ML case.
+    pub fn row_major(m: usize, n: usize, k: usize) -> GemmSpec {
+        GemmSpec::new(Layout::RowMajor, Transpose::No, Transpose::No, m, n, k)
+    }
+
+    /// Sets the leading dimensions.
+    pub fn with_ld(mut self, lda: usize, ldb: usize, ldc: usize) -> GemmSpec {
+        (self.lda, self.ldb, self.ldc) = (lda, ldb, ldc);
+        self
+    }
+
+    /// Sets the buffer offsets.
+    pub fn with_offsets(mut self, a: usize, b: usize, c: usize) -> GemmSpec {
+        (self.a_offset, self.b_offset, self.c_offset) = (a, b, c);
+        self
+    }
+
+    /// Makes a strided batch of `count` GEMMs, item `i` using A, B and C shifted by `i` times the strides.
+    pub fn with_batch(mut self, count: usize, a_stride: usize, b_stride: usize, c_stride: usize) -> GemmSpec {
+        (self.batch_count, self.a_batch_stride, self.b_batch_stride, self.c_batch_stride) =
+            (count, a_stride, b_stride, c_stride);
+        self
+    }
+
+    /// (lines, line length) of a stored `rows x cols` matrix: lines are rows in row-major order.
+    fn stored(&self, rows: usize, cols: usize, trans: Transpose) -> (usize, usize) {
+        let (r, c) = if trans == Transpose::Yes { (cols, rows) } else { (rows, cols) };
+        match self.layout {
+            Layout::RowMajor => (r, c),
+            Layout::ColumnMajor => (c, r),
+        }
+    }
+
+    /// A as stored: (number of lines, elements per line); `lda` must be at least the latter.
+    pub fn a_dims(&self) -> (usize, usize) {
+        self.stored(self.m, self.k, self.trans_a)
+    }
+
+    /// B as stored: (number of lines, elements per line).
+    pub fn b_dims(&self) -> (usize, usize) {
+        self.stored(self.k, self.n, self.trans_b)
+    }
+
+    /// C as stored: (number of lines, elements per line).
+    pub fn c_dims(&self) -> (usize, usize) {
+        self.stored(self.m, self.n, Transpose::No)
+    }
+
+    /// The features of the kernel's view of this problem (what the selector trees see, less the
+    /// device's compute units: [`ShapeFeatures::with_compute_units`]).
+    pub fn kernel_features(&self) -> ShapeFeatures {
+        let (m, n) =
+            crate::codegen::features::kernel_dims(self.layout == Layout::RowMajor, self.m as u64, self.n as u64);
+        ShapeFeatures::new(m, n, self.k as u64).with_operands_along_k(self.operands_along_k())
+    }
+
+    /// How many of A and B are stored contiguous along K: op(A) is M x K, op(B) K x N.
+    fn operands_along_k(&self) -> u64 {
+        let a_along_k = (self.layout == Layout::RowMajor) == (self.trans_a == Transpose::No);
+        let b_along_k = (self.layout == Layout::ColumnMajor) == (self.trans_b == Transpose::No);
+        u64::from(a_along_k) + u64::from(b_along_k)
+    }
+
+    /// Checks sizes and leading dimensions, then returns the elements the buffers must hold for A,
+    /// B and C (0 where the matrix is not read or written).
+    pub fn required_lengths(&self, alpha_is_zero: bool) -> Result<[usize; 3]> {
+        self.check_sizes()?;
+        for matrix in 0..3 {
+            self.check_ld(matrix)?;
+        }
+        Ok([
+            self.required_length(0, alpha_is_zero)?,
+            self.required_length(1, alpha_is_zero)?,
+            self.required_length(2, alpha_is_zero)?,
+        ])
+    }
+
+    /// Checks M, N, K and the batch count against the kernels' index range.
+    pub(crate) fn check_sizes(&self) -> Result<()> {
+        for (name, v) in [("m", self.m), ("n", self.n), ("k", self.k)] {
+            if v > MAX_DIM {
+                return Err(invalid(name, v, "exceeds 2^31 - 65537, the kernels' index range less a tile"));
+            }
+        }
+        if self.batch_count > i32::MAX as usize {
+            return Err(invalid("batch_count", self.batch_count, "exceeds 2^31 - 1, the kernels' index range"));
+        }
+        Ok(())
+    }
+
+    /// Checks the leading dimension of matrix `matrix` (0, 1, 2: A, B, C).
+    pub(crate) fn check_ld(&self, matrix: usize) -> Result<()> {
+        let (name, ld, (_, len)) =
+            [("lda", self.lda, self.a_dims()), ("ldb", self.ldb, self.b_dims()), ("ldc", self.ldc, self.c_dims())]
+                [matrix];
+        if ld < len.max(1) {
+            return Err(invalid(name, ld, &format!("must be at least max(1, {len}), the stored line length")));
+        }
+        Ok(())
+    }
+
+    /// The elements the buffer of matrix `matrix` (0, 1, 2: A, B, C) must hold, batch items
+    /// included (0 where it is not read or written); for C, also whether its batch items overlap.
+    /// Assumes [`GemmSpec::check_sizes`] and that matrix's [`GemmSpec::check_ld`] passed.
+    pub(crate) fn required_length(&self, matrix: usize, alpha_is_zero: bool) -> Result<usize> {
+        let touches_c = self.m > 0 && self.n > 0 && self.batch_count > 0;
+        let reads_ab = touches_c && self.k > 0 && !alpha_is_zero;
+        let last = self.batch_count.saturating_sub(1);
+        let (name, offset, dims, ld, stride, used) = match matrix {
+            0 => ("a buffer", self.a_offset, self.a_dims(), self.lda, self.a_batch_stride, reads_ab),
+            1 => ("b buffer", self.b_offset, self.b_dims(), self.ldb, self.b_batch_stride, reads_ab),
+            _ => ("c buffer", self.c_offset, self.c_dims(), self.ldc, self.c_batch_stride, touches_c),
+        };
+        if !used {
+            return Ok(0);
+        }
+        if matrix == 2 && last > 0 && items_overlap(stride, dims, ld, self.batch_count) {
+            let reason = "batch items of C would share elements (items may interleave, as the heads of an \
+                          attention output do, but not overlap)";
+            return Err(invalid("c_batch_stride", stride, reason));
+        }
+        let last_offset = stride.checked_mul(last).and_then(|s| s.checked_add(offset));
+        extent(name, last_offset.ok_or_else(|| invalid(name, stride, "batch stride x count overflows"))?, dims, ld)
+    }
+
+    /// Checks every argument against buffer lengths (in elements) and returns the kernels' form.
+    pub(crate) fn validate(&self, alpha_is_zero: bool, lengths: [usize; 3], mems: [cl_mem; 3]) -> Result<Problem> {
+        let required = self.required_lengths(alpha_is_zero)?;
+        for ((name, need), have) in ["a buffer", "b buffer", "c buffer"].into_iter().zip(required).zip(lengths) {
+            if need > have {
+                return Err(invalid(
+                    name,
+                    have,
+                    &format!("holds {have} elements; offset, leading dimension and shape need {need}"),
+                ));
+            }
+        }
+        Ok(self.problem(mems))
+    }
+
+    /// The kernels' form: column-major C; a row-major call is solved as Cᵀ = op(B)ᵀ op(A)ᵀ.
+    fn problem(&self, [a, b, c]: [cl_mem; 3]) -> Problem {
+        let a_outer = self.trans_a == Transpose::No; // column-major A: contiguous along M
+        let b_outer = self.trans_b == Transpose::Yes; // column-major Bᵀ: contiguous along N
+        let c = MatrixC {
+            mem: c,
+            offset: self.c_offset,
+            row_stride: 1,
+            col_stride: self.ldc,
+            batch_stride: self.c_batch_stride,
+        };
+        let a = Operand {
+            mem: a,
+            offset: self.a_offset,
+            ld: self.lda,
+            along_outer: a_outer,
+            batch_stride: self.a_batch_stride,
+        };
+        let b = Operand {
+            mem: b,
+            offset: self.b_offset,
+            ld: self.ldb,
+            along_outer: b_outer,
+            batch_stride: self.b_batch_stride,
+        };
+        match self.layout {
+            Layout::ColumnMajor => Problem { m: self.m, n: self.n, k: self.k, batch: self.batch_count, a, b, c },
+            Layout::RowMajor => Problem {
+                m: self.n,
+                n: self.m,
+                k: self.k,
+                batch: self.batch_count,
+                a: Operand { along_outer: !b.along_outer, ..b },
+                b: Operand { along_outer: !a.along_outer, ..a },
+                c,
+            },
+        }
+    }
+}
+
+/// The largest M, N or K: the kernels index in 32-bit integers, and the rows of a tile past the edge
+/// of C (far fewer than 2^16) must not overflow them.
+const MAX_DIM: usize = i32::MAX as usize - (1 << 16);
+
+/// An [`Error::InvalidArgument`] for argument `name` of `value`.
+pub(crate) fn invalid(name: &'static str, value: impl ToString, reason: &str) -> Error {
+    Error::InvalidArgument { name, value: value.to_string(), reason: reason.to_string() }
+}
+
+/// Elements from the buffer start to one past the last element of a stored matrix.
+fn extent(name: &'static str, offset: usize, (lines, len): (usize, usize), ld: usize) -> Result<usize> {
+    if lines == 0 || len == 0 {
+        return Ok(offset);
+    }
+    let span = (lines - 1).checked_mul(ld).and_then(|x| x.checked_add(len)).and_then(|x| x.checked_add(offset));
+    match span {
+        Some(s) if s <= i32::MAX as usize => Ok(s),
+        Some(s) => Err(invalid(name, s, "the matrix spans more than 2^31 - 1 elements, the kernels' index range")),
+        None => Err(invalid(name, offset, "offset + leading dimension x lines overflows")),
+    }
+}
+
+/// Whether any two of `count` stored matrices of `lines` lines of `len` elements, `ld` apart, that
+/// start `stride` elements apart share an element. Items may interleave: with `stride` below one
+/// item's span, each can sit in the gaps between the lines of the others (`ld >= len`).
+fn items_overlap(stride: usize, (lines, len): (usize, usize), ld: usize, count: usize) -> bool {
+    // An item whose span overflows cannot be in a buffer: `extent` reports that.
+    let Some(span) = (lines.saturating_sub(1)).checked_mul(ld).and_then(|x| x.checked_add(len)) else { return false };
+    if lines == 0 || len == 0 || count < 2 {
+        return false;
+    }
+    // Items t apart start d = t * stride apart; they overlap where d = dl * ld + de with |dl| < lines
+    // and |de| < len. As ld >= len, only dl = d / ld (de = d % ld) and dl + 1 (de = d % ld - ld) can.
+    (1..count).map_while(|t| t.checked_mul(stride)).take_while(|&d| d < span).any(|d| {
+        let (dl, de) = (d / ld, d % ld);
+        (dl < lines && de < len) || (dl + 1 < lines && ld - de < len)
+    })
+}
+
+/// One operand in the kernels' form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Operand {
+    pub mem: cl_mem,
+    pub offset: usize,
+    pub ld: usize,
+    /// Contiguous along M (for A) or N (for B); otherwise along K.
+    pub along_outer: bool,
+    pub batch_stride: usize,
+}
+
+/// C in the kernels' form: element (i, j) at offset + i * row_stride + j * col_stride.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct MatrixC {
+    pub mem: cl_mem,
+    pub offset: usize,
+    pub row_stride: usize,
+    pub col_stride: usize,
+    pub batch_stride: usize,
+}
+
+/// A checked problem in the kernels' form: C (M x N) = op(A) (M x K) op(B) (K x N).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Problem {
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+    pub batch: usize,
+    pub a: Operand,
+    pub b: Operand,
+    pub c: MatrixC,
+}
+
+impl Problem {
+    /// The same product transposed: Cᵀ = op(B)ᵀ op(A)ᵀ.
+    pub fn transposed(&self) -> Problem {
+        Problem {
+            m: self.n,
+            n: self.m,
+            k: self.k,
+            batch: self.batch,
+            a: self.b,
+            b: self.a,
+            c: MatrixC { row_stride: self.c.col_stride, col_stride: self.c.row_stride, ..self.c },
+        }
+    }
+
+    /// The problem's features.
+    pub fn features(&self) -> ShapeFeatures {
+        let along_k = u64::from(!self.a.along_outer) + u64::from(!self.b.along_outer);
+        ShapeFeatures::new(self.m as u64, self.n as u64, self.k as u64).with_operands_along_k(along_k)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::ptr;
+
+    use super::*;
+
+    /// The selector sees the same features whether it reads a spec (`chosen_variant`) or the
+    /// problem the spec becomes (a launch), in every layout.
+    #[test]
+    fn spec_and_problem_features_agree() {
+        let null = [ptr::null_mut(); 3];
+        for layout in [Layout::RowMajor, Layout::ColumnMajor] {
+            for trans_a in [Transpose::No, Transpose::Yes] {
+                for trans_b in [Transpose::No, Transpose::Yes] {
+                    let spec = GemmSpec::new(layout, trans_a, trans_b, 7, 300, 64);
+                    assert_eq!(spec.kernel_features(), spec.problem(null).features(), "{spec:?}");
+                }
+            }
+        }
+        let along_k = |layout, a, b| GemmSpec::new(layout, a, b, 7, 300, 64).kernel_features().operands_along_k;
+        assert_eq!(along_k(Layout::RowMajor, Transpose::No, Transpose::No), 1);
+        assert_eq!(along_k(Layout::ColumnMajor, Transpose::No, Transpose::No), 1);
+        assert_eq!(along_k(Layout::RowMajor, Transpose::No, Transpose::Yes), 2); // PyTorch's Linear
+        assert_eq!(along_k(Layout::RowMajor, Transpose::Yes, Transpose::No), 0);
+        assert_eq!(along_k(Layout::ColumnMajor, Transpose::Yes, Transpose::No), 2);
+        let f = GemmSpec::row_major(7, 300, 64).kernel_features();
+        assert_eq!((f.m, f.n, f.k), (300, 7, 64));
+    }
+
+    /// Batch items of C may interleave in the gaps between each other's lines, never share an element.
+    #[test]
+    fn batch_items_overlap_only_where_they_share_an_element() {
+        // Brute force: every element of every item.
+        let brute = |stride: usize, (lines, len): (usize, usize), ld: usize, count: usize| {
+            let mut seen = std::collections::HashSet::new();
+            (0..count).any(|t| (0..lines).any(|l| (0..len).any(|e| !seen.insert(t * stride + l * ld + e))))
+        };
+        for lines in 1..5 {
+            for len in 1..5 {
+                for ld in len..len + 9 {
+                    for count in 1..6 {
+                        for stride in 0..(lines * ld + 3) {
+                            let dims = (lines, len);
+                            assert_eq!(
+                                items_overlap(stride, dims, ld, count),
+                                brute(stride, dims, ld, count),
+                                "stride {stride}, {lines} x {len}, ld {ld}, {count} items"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        // Eight attention heads of 64 side by side in a row-major [tokens, 512] output.
+        assert!(!items_overlap(64, (100, 64), 512, 8));
+        assert!(items_overlap(64, (100, 64), 512, 9));
+        assert!(!items_overlap(usize::MAX, (2, 2), 2, 3));
+        assert!(!items_overlap(1, (3, 2), usize::MAX / 2, 3)); // the span overflows: extent's error
+    }
+}
