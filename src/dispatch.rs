@@ -2,22 +2,30 @@
 //! `variants/selected.json` and `selector/*.json` (`include!`d from `OUT_DIR`), each device
 //! class's selector, and [`explain`], which shows a shape's path through its tree.
 //!
-//! Everything that reads the names build.rs generates (the `VariantId` enum, the table's ids, the
-//! `select_<class>` functions, the trees' text and leaves) is in the section "Generated names"
-//! below; the rest of the crate sees only [`VariantId`], [`VariantInfo`] and the functions here.
+//! Everything that reads the names build.rs generates (the `VariantId` enum, the table's names and
+//! ids, the `select_<class>` functions, the trees' static tables and reachable lists) is in the
+//! section "Generated names" below; the rest of the crate sees only [`VariantId`], [`VariantInfo`]
+//! and the functions here. Nothing is parsed at run time: build.rs compiled the trees into code and
+//! static data.
 
 use std::fmt;
 
+#[cfg(feature = "tuning")]
 use once_cell::sync::Lazy;
 
-use crate::codegen::tree::{Step, Tree};
+use crate::codegen::tree::Step;
+#[cfg(feature = "tuning")]
+use crate::codegen::tree::Tree;
 use crate::codegen::{Family, Orientation, ShapeFeatures};
 use crate::device::DeviceClass;
 
 /// One variant of the shipped set, as rendered at build time.
 #[derive(Debug)]
 pub struct VariantInfo {
-    /// The stable id derived from the parameters.
+    /// The short name derived from the parameters (`codegen::Variant::name`), as the enum, the trees,
+    /// `explain` and the logs give it.
+    pub name: &'static str,
+    /// The stable id derived from the parameters: every parameter (the datasets' and the tuner's key).
     pub id: &'static str,
     /// The kernel family.
     pub family: Family,
@@ -98,6 +106,16 @@ impl VariantId {
         VariantId::ALL.into_iter().find(|v| v.info().id == id)
     }
 
+    /// The variant with this short name, if it is in the shipped set.
+    pub fn from_name(name: &str) -> Option<VariantId> {
+        VariantId::ALL.into_iter().find(|v| v.info().name == name)
+    }
+
+    /// The short name, e.g. `xgemm_128x128x16_dbreg_sk2_rpnotambk`.
+    pub fn name(self) -> &'static str {
+        self.info().name
+    }
+
     /// The variant as a `codegen::Variant` (for re-rendering or comparison).
     pub fn variant(self) -> crate::codegen::Variant {
         let info = self.info();
@@ -107,41 +125,72 @@ impl VariantId {
 
 impl fmt::Display for VariantId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.info().id)
+        f.write_str(self.info().name)
     }
 }
 
-/// The trees, parsed once for `explain` (they were validated at build time).
+/// A class's generated tree as static data and the variants it can reach.
+fn selection(class: DeviceClass) -> &'static generated::ClassSelection {
+    generated::CLASS_SELECTIONS.iter().find(|s| s.class == class.name()).expect("every class ships a tree")
+}
+
+/// The trees rebuilt from the static tables (leaves by id, no training statistics), for the tests
+/// and the bench that compare the generated selectors with the interpreter.
+#[cfg(feature = "tuning")]
 static TREES: Lazy<Vec<(DeviceClass, Tree)>> = Lazy::new(|| {
-    let ids: Vec<String> = VARIANTS.iter().map(|v| v.id.to_string()).collect();
-    generated::TREES
-        .iter()
-        .filter_map(|(class, text)| {
-            let path = format!("selector/{class}.json");
-            let tree = Tree::parse(std::path::Path::new(&path), text, &ids).expect("validated by build.rs");
-            DeviceClass::from_name(class).map(|c| (c, tree))
-        })
+    use crate::codegen::tree::Node;
+    fn node(table: &[generated::TreeNode], i: usize) -> Node {
+        match table[i] {
+            generated::TreeNode::Leaf { variant, .. } => Node::Leaf {
+                variant: variant.info().id.to_string(),
+                shapes: None,
+                geomean_slowdown: None,
+                worst_slowdown: None,
+            },
+            generated::TreeNode::Split { feature, threshold, le, gt } => Node::Split {
+                feature: feature.to_string(),
+                threshold,
+                shapes: None,
+                le: Box::new(node(table, le)),
+                gt: Box::new(node(table, gt)),
+            },
+        }
+    }
+    DeviceClass::ALL
+        .into_iter()
+        .map(|c| (c, Tree { class: c.name().to_string(), comment: String::new(), root: node(selection(c).tree, 0) }))
         .collect()
 });
 
-/// The tree of a class, as shipped.
+/// The tree of a class, as shipped (rebuilt from its static table: leaves by id).
+#[cfg(feature = "tuning")]
 pub fn tree(class: DeviceClass) -> &'static Tree {
     &TREES.iter().find(|(c, _)| *c == class).expect("every class ships a tree").1
 }
 
 /// The variants a class's tree can pick (its leaves, each once, in set order): all that automatic
-/// selection ever launches on a device of that class.
+/// selection ever launches on a device of that class (listed by build.rs).
 pub fn reachable(class: DeviceClass) -> Vec<VariantId> {
-    let leaves = tree(class).leaf_variants();
-    VariantId::ALL.into_iter().filter(|v| leaves.contains(&v.info().id)).collect()
+    selection(class).reachable.to_vec()
 }
 
 /// Explains the choice for an M×N×K problem given in the kernel's view (column-major C); for a
 /// row-major call, pass (n, m) or use [`crate::spec::GemmSpec::kernel_features`].
 pub fn explain(class: DeviceClass, features: ShapeFeatures) -> Explanation {
-    let decision = tree(class).decide(&features);
-    let variant = VariantId::from_id(decision.variant()).expect("leaves name shipped variants");
-    Explanation { class, features, variant, leaf: decision.leaf, path: decision.path }
+    let table = selection(class).tree;
+    let mut path = Vec::new();
+    let mut i = 0;
+    loop {
+        match table[i] {
+            generated::TreeNode::Leaf { variant, leaf } => return Explanation { class, features, variant, leaf, path },
+            generated::TreeNode::Split { feature, threshold, le, gt } => {
+                let value = features.get(feature).expect("build.rs checks the trees' features");
+                let went_le = value <= threshold;
+                path.push(Step { feature: feature.to_string(), value, threshold, went_le });
+                i = if went_le { le } else { gt };
+            }
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

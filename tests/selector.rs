@@ -139,5 +139,5 @@ fn explanation_prints_the_path() {
         assert_eq!(step.went_le, step.value <= step.threshold, "{text}");
         assert!(text.contains(&format!("{} = {}", step.feature, step.value)), "{text}");
     }
-    assert!(text.contains(e.variant.info().id));
+    assert!(text.contains(e.variant.info().name));
 }

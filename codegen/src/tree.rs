@@ -247,6 +247,93 @@ impl Tree {
     }
 }
 
+/// A node of a tree laid out in an array, node 0 the root ([`Tree::flatten`]): what the generated
+/// static tables that `explain` walks hold.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FlatNode {
+    /// `feature <= threshold` goes to node `le`, else to node `gt`.
+    Split {
+        /// A name from [`ShapeFeatures::NAMES`].
+        feature: String,
+        /// The integer threshold.
+        threshold: u64,
+        /// The index of the subtree for `feature <= threshold`.
+        le: usize,
+        /// The index of the subtree for `feature > threshold`.
+        gt: usize,
+    },
+    /// A leaf: the variant and the leaf's number (depth-first, `le` before `gt`, as
+    /// [`Decision::leaf`]).
+    Leaf {
+        /// The variant.
+        variant: String,
+        /// The leaf's number.
+        leaf: usize,
+    },
+}
+
+/// Walks a flattened tree ([`Tree::flatten`]) for one shape: the leaf's variant and number, and the
+/// splits on the way (what [`Tree::decide`] gives for the tree).
+pub fn decide_flat<'t>(nodes: &'t [FlatNode], f: &ShapeFeatures) -> (&'t str, usize, Vec<Step>) {
+    let mut i = 0;
+    let mut path = Vec::new();
+    loop {
+        match &nodes[i] {
+            FlatNode::Leaf { variant, leaf } => return (variant, *leaf, path),
+            FlatNode::Split { feature, threshold, le, gt } => {
+                let value = f.get(feature).expect("features are checked when the tree is parsed");
+                let went_le = value <= *threshold;
+                path.push(Step { feature: feature.clone(), value, threshold: *threshold, went_le });
+                i = if went_le { *le } else { *gt };
+            }
+        }
+    }
+}
+
+impl Tree {
+    /// The tree as an array in depth-first order (`le` before `gt`), node 0 the root.
+    pub fn flatten(&self) -> Vec<FlatNode> {
+        fn push(node: &Node, out: &mut Vec<FlatNode>, leaves: &mut usize) -> usize {
+            let at = out.len();
+            match node {
+                Node::Leaf { variant, .. } => {
+                    out.push(FlatNode::Leaf { variant: variant.clone(), leaf: *leaves });
+                    *leaves += 1;
+                }
+                Node::Split { feature, threshold, le, gt, .. } => {
+                    out.push(FlatNode::Split { feature: feature.clone(), threshold: *threshold, le: 0, gt: 0 });
+                    let le_at = push(le, out, leaves);
+                    let gt_at = push(gt, out, leaves);
+                    out[at] = FlatNode::Split { feature: feature.clone(), threshold: *threshold, le: le_at, gt: gt_at };
+                }
+            }
+            at
+        }
+        let mut out = Vec::new();
+        push(&self.root, &mut out, &mut 0);
+        out
+    }
+
+    /// Emits `pub static <name>: [TreeNode; n]`, the tree as the generated static table
+    /// (`TreeNode::Split { feature, threshold, le, gt }`, `TreeNode::Leaf { variant, leaf }`);
+    /// `variant_path` maps a leaf's variant to the Rust path of its `VariantId` constant.
+    pub fn emit_table(&self, name: &str, variant_path: &dyn Fn(&str) -> String, out: &mut Formatter) {
+        let nodes = self.flatten();
+        out.open(format!("pub static {name}: [TreeNode; {}] = [", nodes.len()));
+        for node in &nodes {
+            match node {
+                FlatNode::Split { feature, threshold, le, gt } => out.line(format!(
+                    "TreeNode::Split {{ feature: {feature:?}, threshold: {threshold}, le: {le}, gt: {gt} }},"
+                )),
+                FlatNode::Leaf { variant, leaf } => {
+                    out.line(format!("TreeNode::Leaf {{ variant: {}, leaf: {leaf} }},", variant_path(variant)))
+                }
+            }
+        }
+        out.close("];");
+    }
+}
+
 impl Node {
     fn leaves(&self) -> usize {
         match self {
@@ -419,6 +506,30 @@ pub fn select_cpu(f: &ShapeFeatures) -> VariantId {
 }
 ";
         assert_eq!(f.finish(), expected);
+    }
+
+    #[test]
+    fn a_flattened_tree_decides_as_the_tree() {
+        let t = parse(TREE).unwrap();
+        let nodes = t.flatten();
+        assert_eq!(nodes.len(), 5);
+        assert_eq!(
+            nodes[0],
+            FlatNode::Split { feature: "m".into(), threshold: 16, le: 1, gt: 2 },
+            "depth-first, le first"
+        );
+        assert_eq!(nodes[4], FlatNode::Leaf { variant: "a".into(), leaf: 2 });
+        for (m, k) in [(4, 9), (16, 100), (17, 100), (17, 101), (1000, 0)] {
+            let f = ShapeFeatures::new(m, 9, k);
+            let d = t.decide(&f);
+            assert_eq!(decide_flat(&nodes, &f), (d.variant(), d.leaf, d.path.clone()));
+        }
+        let mut f = Formatter::new();
+        t.emit_table("TREE_CPU", &|v| format!("VariantId::{}", v.to_uppercase()), &mut f);
+        let code = f.finish();
+        assert!(code.starts_with("pub static TREE_CPU: [TreeNode; 5] = [\n"), "{code}");
+        assert!(code.contains("    TreeNode::Split { feature: \"k\", threshold: 100, le: 3, gt: 4 },\n"), "{code}");
+        assert!(code.contains("    TreeNode::Leaf { variant: VariantId::B, leaf: 1 },\n"), "{code}");
     }
 
     #[test]
