@@ -4,6 +4,7 @@
 
 pub mod error;
 pub mod features;
+pub mod graft;
 pub mod params;
 pub mod render;
 pub mod srcgen;

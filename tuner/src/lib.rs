@@ -6,6 +6,7 @@ pub mod dataset;
 pub mod error;
 pub mod evaluate;
 pub mod import;
+pub mod recipe;
 pub mod regenerate;
 pub mod select;
 pub mod space;

@@ -9,6 +9,8 @@ use std::time::Duration;
 use clap::{Parser, Subcommand};
 use fewfit::{list_devices, DefaultDevice, DeviceInfo, Precision};
 use fewfit_tuner::dataset::Dataset;
+use fewfit_tuner::recipe::{parse_assignment, Recipe};
+use fewfit_tuner::regenerate::{load_matrix, objective, source};
 use fewfit_tuner::space::{sample, Limits, Space};
 use fewfit_tuner::sweep::{read_shapes, sweep, Plan, Shard};
 use fewfit_tuner::{evaluate, import, regenerate, select, train, Error, Result};
@@ -112,7 +114,9 @@ enum Command {
         grid: TreeGrid,
     },
     /// Sweeps (optionally), selects, trains every class's tree and writes `variants/selected.json`
-    /// and `selector/*.json` in one command, then evaluates them on held-out shapes.
+    /// and `selector/*.json` in one command, then evaluates them on held-out shapes; with
+    /// `--recipe`, makes a whole release as the recipe says (datasets checked by sha256, then the
+    /// twins and grafts that follow training).
     Regenerate(RegenerateArgs),
     /// Slowdown against the oracle of the shipped set and trees on a dataset, with a CDF plot.
     Evaluate {
@@ -134,9 +138,17 @@ enum Command {
 
 #[derive(clap::Args)]
 struct RegenerateArgs {
+    /// A release recipe (`variants/recipe.toml`): its datasets with their sha256, the settings
+    /// below, and the steps after training (twin substitutions, subtree grafts). With it, only
+    /// `--root` may be given besides.
+    #[arg(long, conflicts_with_all = [
+        "data", "train_only", "select_only", "sweep_out", "k", "per_class", "class_limit", "method",
+        "holdout", "test_fraction", "shape_weights", "fleet", "seed", "max_depth", "min_leaf",
+    ])]
+    recipe: Option<PathBuf>,
     /// Datasets of every device class to ship for (`cpu`, `nvidia-gpu`); `gpu` uses every GPU's,
     /// `default` them all.
-    #[arg(long, required = true, num_args = 1..)]
+    #[arg(long, required_unless_present = "recipe", num_args = 1..)]
     data: Vec<PathBuf>,
     /// Datasets that train the trees only, not the selection: shapes measured on the shipped set
     /// alone (`scripts/device/tree-sweep.sh`), whose other variants would count as failed there.
@@ -377,12 +389,6 @@ fn run(cli: Cli) -> Result<()> {
             let text =
                 std::fs::read_to_string(&selected).map_err(|source| Error::Io { path: selected.clone(), source })?;
             let set = fewfit_codegen::SelectedSet::parse(&selected, &text)?;
-            let columns: Vec<usize> =
-                set.ids().iter().filter_map(|id| matrix.configs.iter().position(|c| &c.id() == id)).collect();
-            let rows = matrix.problems_training(&class);
-            if rows.is_empty() {
-                return Err(Error::Invalid(format!("no data for device class `{class}` in the datasets")));
-            }
             let options = grid.apply(train::TrainOptions {
                 shape_weights: shape_weights
                     .as_deref()
@@ -392,7 +398,7 @@ fn run(cli: Cli) -> Result<()> {
                 progress: true,
                 ..Default::default()
             });
-            let trained = train::train(&matrix, &rows, &columns, &class, &options)?;
+            let trained = regenerate::train_over_set(&matrix, &set, &class, &options)?;
             // Leaves by the set's short names, as the shipped trees.
             let text = trained.tree.to_json_text(&set)?;
             std::fs::write(&out, text).map_err(|source| Error::Io { path: out.clone(), source })?;
@@ -424,6 +430,13 @@ fn run(cli: Cli) -> Result<()> {
 }
 
 fn run_regenerate(mut args: RegenerateArgs) -> Result<()> {
+    if let Some(path) = &args.recipe {
+        let release = Recipe::load(path)?.run()?;
+        for path in release.write(&args.root)? {
+            println!("wrote {}", path.display());
+        }
+        return Ok(());
+    }
     if let Some(out) = &args.sweep_out {
         run_sweep(&SweepArgs {
             device: args.sweep_device.clone(),
@@ -450,89 +463,36 @@ fn run_regenerate(mut args: RegenerateArgs) -> Result<()> {
         })?;
         args.data.push(out.clone());
     }
-    let every_file = [args.data.clone(), args.train_only.clone(), args.select_only.clone()].concat();
-    let matrix = load_matrix(&every_file)?;
-    // The rows of `matrix` whose (device, shape) problem one of `files` holds.
-    let rows_of = |files: &[PathBuf]| -> Result<std::collections::BTreeSet<usize>> {
-        let part = load_matrix(files)?;
-        let problems: std::collections::BTreeSet<_> =
-            part.problems.iter().map(|p| (&part.devices[p.device], p.shape)).collect();
-        Ok((0..matrix.problems.len())
-            .filter(|&r| {
-                let p = &matrix.problems[r];
-                problems.contains(&(&matrix.devices[p.device], p.shape))
-            })
-            .collect())
+    let files = regenerate::DataFiles {
+        data: args.data.clone(),
+        train_only: args.train_only.clone(),
+        select_only: args.select_only.clone(),
+        holdout: args.holdout.clone(),
     };
-    let selecting = [args.data.clone(), args.select_only.clone()].concat();
-    let tree_only_rows = if args.train_only.is_empty() {
-        Default::default()
-    } else {
-        let selecting_rows = rows_of(&selecting)?;
-        (0..matrix.problems.len()).filter(|r| !selecting_rows.contains(r)).collect()
-    };
-    let select_only_rows = if args.select_only.is_empty() {
-        Default::default()
-    } else {
-        let training_rows = rows_of(&[args.data.clone(), args.train_only.clone()].concat())?;
-        rows_of(&args.select_only)?.into_iter().filter(|r| !training_rows.contains(r)).collect()
-    };
-    let objective = objective(args.shape_weights.as_deref(), args.fleet.as_deref())?;
-    let options = regenerate::RegenerateOptions {
-        select: select::SelectOptions {
-            method: args.method.parse()?,
-            max_configs: args.k,
-            max_per_class: Some(args.per_class),
-            class_limits: class_limits(&args.class_limit),
-            objective: objective.clone(),
-            seed: args.seed,
-        },
-        train: args.grid.apply(train::TrainOptions {
-            shape_weights: match objective {
-                select::Objective::Geomean => Default::default(),
-                select::Objective::WeightedGeomean(weights) => weights,
-                select::Objective::Fleet(weights) => weights.shape,
-            },
-            progress: true,
-            ..Default::default()
-        }),
+    let settings = regenerate::Settings {
+        k: args.k,
+        per_class: args.per_class,
+        class_limits: class_limits(&args.class_limit),
+        method: args.method.clone(),
+        seed: args.seed,
         test_fraction: args.test_fraction,
-        source: source(&every_file),
-        tree_only_rows,
-        select_only_rows,
+        shape_weights: args.shape_weights.clone(),
+        fleet: args.fleet.clone(),
+        max_depth: args.grid.max_depth,
+        min_leaf: args.grid.min_leaf.clone(),
     };
-    let holdout = if args.holdout.is_empty() { None } else { Some(load_matrix(&args.holdout)?) };
-    let out = regenerate::regenerate(&matrix, holdout.as_ref(), &options)?;
+    let out = regenerate::regenerate_files(&files, settings.options()?)?;
     let set_path = args.root.join("variants/selected.json");
-    write_json(&set_path, &out.set)?;
-    println!("wrote {} ({} variants)", set_path.display(), out.set.variants.len());
+    write_json(&set_path, &out.regenerated.set)?;
+    println!("wrote {} ({} variants)", set_path.display(), out.regenerated.set.variants.len());
     // Leaves by short name; a tree equal to an earlier class's is written as a reference to it.
-    for (rel, text) in fewfit_codegen::tree_files(&out.trees, &out.set)? {
+    for (rel, text) in fewfit_codegen::tree_files(&out.regenerated.trees, &out.regenerated.set)? {
         let path = args.root.join(rel);
         std::fs::write(&path, text).map_err(|source| Error::Io { path: path.clone(), source })?;
         println!("wrote {}", path.display());
     }
-    println!(
-        "{} training problems ({} of them for the trees only); best in set on the others: {}",
-        out.train_rows.len(),
-        options.tree_only_rows.len(),
-        out.train_best_in_set.describe(&matrix)
-    );
-    let (which, test_matrix) = match &holdout {
-        Some(h) => (source(&args.holdout), h),
-        None => (format!("{} of the shapes, held out", args.test_fraction), &matrix),
-    };
-    print!("shipped set and trees on {which}:\n{}", out.test.describe(test_matrix));
+    print!("{}", out.report(&files));
     Ok(())
-}
-
-/// The datasets' file names, for the comments of generated files.
-fn source(data: &[PathBuf]) -> String {
-    let names: Vec<String> = data
-        .iter()
-        .map(|p| p.file_name().map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned()))
-        .collect();
-    names.join(", ")
 }
 
 fn write_json(path: &std::path::Path, value: &impl serde::Serialize) -> Result<()> {
@@ -540,36 +500,9 @@ fn write_json(path: &std::path::Path, value: &impl serde::Serialize) -> Result<(
     std::fs::write(path, json + "\n").map_err(|source| Error::Io { path: path.to_path_buf(), source })
 }
 
-/// The selection objective: the fleet rate if a fleet file is given, else the geometric mean; shapes
-/// weighted by a shape-weights file if one is given.
-fn objective(shape_weights: Option<&std::path::Path>, fleet: Option<&std::path::Path>) -> Result<select::Objective> {
-    let shape = shape_weights.map(fewfit_tuner::sweep::read_shape_weights).transpose()?;
-    Ok(match (fleet, shape) {
-        (Some(path), shape) => select::Objective::Fleet(select::FleetWeights {
-            device: select::FleetWeights::read_devices(path)?,
-            shape: shape.unwrap_or_default(),
-        }),
-        (None, Some(shape)) => select::Objective::WeightedGeomean(shape),
-        (None, None) => select::Objective::Geomean,
-    })
-}
-
-/// Parses `NAME=VALUE` (a parameter and its value).
-fn parse_assignment(text: &str) -> std::result::Result<(String, u32), String> {
-    let (name, value) = text.split_once('=').ok_or_else(|| format!("`{text}`: expected NAME=VALUE"))?;
-    let value = value.parse().map_err(|_| format!("`{text}`: the value must be a non-negative integer"))?;
-    Ok((name.to_string(), value))
-}
-
 /// The per-class limits of `--class-limit CLASS=N` arguments (the last one of a class wins).
 fn class_limits(args: &[(String, u32)]) -> std::collections::BTreeMap<String, usize> {
     args.iter().map(|(class, limit)| (class.clone(), *limit as usize)).collect()
-}
-
-fn load_matrix(data: &[PathBuf]) -> Result<fewfit_tuner::dataset::Matrix> {
-    let (set, report) = Dataset::load(data)?;
-    eprintln!("data: {} records ({report})", set.records.len());
-    Ok(set.matrix("f32").prune())
 }
 
 fn devices() -> Result<()> {

@@ -3,12 +3,13 @@
 //! The caller writes the files (`variants/selected.json`, `selector/CLASS.json`).
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
 
-use super::dataset::{Matrix, Shape};
+use super::dataset::{Dataset, Matrix, Shape};
 use super::error::{Error, Result};
 use super::evaluate::{evaluate, Evaluation, Shipped};
-use super::select::{self, split_shapes, SelectOptions, SelectedSet as Selection, Stats};
-use super::train::{train, LayoutFit, TrainOptions};
+use super::select::{self, split_shapes, FleetWeights, Objective, SelectOptions, SelectedSet as Selection, Stats};
+use super::train::{train, LayoutFit, TrainOptions, Trained};
 use fewfit_codegen::{trains, SelectedSet, SelectedVariant, Tree, CLASSES};
 
 /// How to regenerate.
@@ -179,6 +180,233 @@ pub fn shipped_set(
         ),
         variants,
     })
+}
+
+/// The datasets of a regeneration, by role (`fewfit regenerate`'s `--data`, `--train-only`,
+/// `--select-only` and `--holdout`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DataFiles {
+    /// Datasets that select the set and train the trees.
+    pub data: Vec<PathBuf>,
+    /// Datasets that train the trees only ([`RegenerateOptions::tree_only_rows`]).
+    pub train_only: Vec<PathBuf>,
+    /// Datasets that select the set only ([`RegenerateOptions::select_only_rows`]).
+    pub select_only: Vec<PathBuf>,
+    /// Datasets of held-out shapes, for the report; none: a split of `data` is held out.
+    pub holdout: Vec<PathBuf>,
+}
+
+impl DataFiles {
+    /// The datasets that select or train: `data`, `train_only`, then `select_only`, the order in
+    /// which the written files' comments name them.
+    pub fn training(&self) -> Vec<PathBuf> {
+        [self.data.clone(), self.train_only.clone(), self.select_only.clone()].concat()
+    }
+}
+
+/// The settings of a regeneration that are not datasets (`fewfit regenerate`'s other flags).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Settings {
+    /// At most this many variants in the set.
+    pub k: usize,
+    /// At most this many variants used per device class.
+    pub per_class: usize,
+    /// Lower limits for some classes.
+    pub class_limits: BTreeMap<String, usize>,
+    /// The selection method's name (greedy, kmeans, tree, exhaustive).
+    pub method: String,
+    /// The seed of the split and the methods.
+    pub seed: u64,
+    /// Without held-out datasets: the fraction of shapes held out.
+    pub test_fraction: f64,
+    /// A file of `M N K WEIGHT` lines weighing shapes in selection and training.
+    pub shape_weights: Option<PathBuf>,
+    /// A file of `COUNT DEVICE NAME` lines: select by fleet rate.
+    pub fleet: Option<PathBuf>,
+    /// The trees' depths tried, from 1 to this (none: the default grid's).
+    pub max_depth: Option<usize>,
+    /// The trees' minimum leaf weights tried (none: the default grid's).
+    pub min_leaf: Option<Vec<usize>>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            k: fewfit_codegen::MAX_SELECTED,
+            per_class: 8,
+            class_limits: BTreeMap::new(),
+            method: "greedy".into(),
+            seed: 42,
+            test_fraction: 0.2,
+            shape_weights: None,
+            fleet: None,
+            max_depth: None,
+            min_leaf: None,
+        }
+    }
+}
+
+impl Settings {
+    /// The options of selection and training (without the rows and the source, which
+    /// [`regenerate_files`] fills in).
+    pub fn options(&self) -> Result<RegenerateOptions> {
+        let objective = objective(self.shape_weights.as_deref(), self.fleet.as_deref())?;
+        let train = self.train_options(&objective);
+        Ok(RegenerateOptions {
+            select: SelectOptions {
+                method: self.method.parse()?,
+                max_configs: self.k,
+                max_per_class: Some(self.per_class),
+                class_limits: self.class_limits.clone(),
+                objective,
+                seed: self.seed,
+            },
+            train,
+            test_fraction: self.test_fraction,
+            ..Default::default()
+        })
+    }
+
+    /// The options of a tree trained apart from selection (`fewfit train`, a recipe's grafts):
+    /// the grid and the shape weights of these settings.
+    pub fn tree_options(&self) -> Result<TrainOptions> {
+        Ok(self.train_options(&objective(self.shape_weights.as_deref(), self.fleet.as_deref())?))
+    }
+
+    fn train_options(&self, objective: &Objective) -> TrainOptions {
+        let defaults = TrainOptions::default();
+        TrainOptions {
+            shape_weights: match objective {
+                Objective::Geomean => Default::default(),
+                Objective::WeightedGeomean(weights) => weights.clone(),
+                Objective::Fleet(weights) => weights.shape.clone(),
+            },
+            depths: self.max_depth.map_or(defaults.depths.clone(), |max| (1..=max).collect()),
+            min_leaf: self.min_leaf.clone().unwrap_or(defaults.min_leaf.clone()),
+            progress: true,
+            ..defaults
+        }
+    }
+}
+
+/// The selection objective: the fleet rate if a fleet file is given, else the geometric mean;
+/// shapes weighted by a shape-weights file if one is given.
+pub fn objective(shape_weights: Option<&Path>, fleet: Option<&Path>) -> Result<Objective> {
+    let shape = shape_weights.map(super::sweep::read_shape_weights).transpose()?;
+    Ok(match (fleet, shape) {
+        (Some(path), shape) => Objective::Fleet(FleetWeights {
+            device: FleetWeights::read_devices(path)?,
+            shape: shape.unwrap_or_default(),
+        }),
+        (None, Some(shape)) => Objective::WeightedGeomean(shape),
+        (None, None) => Objective::Geomean,
+    })
+}
+
+/// The f32 matrix of some datasets, without the problems where nothing ran and the
+/// configurations that ran nowhere; says on stderr how many records it read.
+pub fn load_matrix(files: &[PathBuf]) -> Result<Matrix> {
+    let (set, report) = Dataset::load(files)?;
+    eprintln!("data: {} records ({report})", set.records.len());
+    Ok(set.matrix("f32").prune())
+}
+
+/// The datasets' file names, for the comments of generated files.
+pub fn source(files: &[PathBuf]) -> String {
+    let names: Vec<String> = files
+        .iter()
+        .map(|p| p.file_name().map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned()))
+        .collect();
+    names.join(", ")
+}
+
+/// A regeneration from files: what it produced, and what it read.
+#[derive(Clone, Debug)]
+pub struct FromFiles {
+    /// The set, the trees and their evaluation.
+    pub regenerated: Regenerated,
+    /// The matrix of every dataset that selects or trains.
+    pub matrix: Matrix,
+    /// The matrix of the held-out datasets, if any.
+    pub holdout: Option<Matrix>,
+    /// The options it ran with, rows and source included.
+    pub options: RegenerateOptions,
+}
+
+/// Loads the datasets, tells their rows' roles apart and [`regenerate`]s: a problem (device,
+/// shape) of a `train_only` file that no `data` or `select_only` file holds trains the trees
+/// only; one of a `select_only` file that no `data` or `train_only` file holds selects only.
+/// `options` gives selection and training (see [`Settings::options`]); the rows and the source
+/// (the datasets' names, for the comments) are set here.
+pub fn regenerate_files(files: &DataFiles, mut options: RegenerateOptions) -> Result<FromFiles> {
+    let every_file = files.training();
+    let matrix = load_matrix(&every_file)?;
+    // The rows of `matrix` whose (device, shape) problem one of `part` holds.
+    let rows_of = |part: &[PathBuf]| -> Result<BTreeSet<usize>> {
+        let part = load_matrix(part)?;
+        let problems: BTreeSet<_> = part.problems.iter().map(|p| (&part.devices[p.device], p.shape)).collect();
+        Ok((0..matrix.problems.len())
+            .filter(|&r| {
+                let p = &matrix.problems[r];
+                problems.contains(&(&matrix.devices[p.device], p.shape))
+            })
+            .collect())
+    };
+    options.tree_only_rows = if files.train_only.is_empty() {
+        Default::default()
+    } else {
+        let selecting_rows = rows_of(&[files.data.clone(), files.select_only.clone()].concat())?;
+        (0..matrix.problems.len()).filter(|r| !selecting_rows.contains(r)).collect()
+    };
+    options.select_only_rows = if files.select_only.is_empty() {
+        Default::default()
+    } else {
+        let training_rows = rows_of(&[files.data.clone(), files.train_only.clone()].concat())?;
+        rows_of(&files.select_only)?.into_iter().filter(|r| !training_rows.contains(r)).collect()
+    };
+    options.source = source(&every_file);
+    let holdout = if files.holdout.is_empty() { None } else { Some(load_matrix(&files.holdout)?) };
+    let regenerated = regenerate(&matrix, holdout.as_ref(), &options)?;
+    Ok(FromFiles { regenerated, matrix, holdout, options })
+}
+
+impl FromFiles {
+    /// How the selection did on its training problems and the set and trees on the held-out
+    /// ones, as `fewfit regenerate` prints it.
+    pub fn report(&self, files: &DataFiles) -> String {
+        let out = &self.regenerated;
+        let (which, test_matrix) = match &self.holdout {
+            Some(h) => (source(&files.holdout), h),
+            None => (format!("{} of the shapes, held out", self.options.test_fraction), &self.matrix),
+        };
+        format!(
+            "{} training problems ({} of them for the trees only); best in set on the others: {}\n\
+             shipped set and trees on {which}:\n{}",
+            out.train_rows.len(),
+            self.options.tree_only_rows.len(),
+            out.train_best_in_set.describe(&self.matrix),
+            out.test.describe(test_matrix)
+        )
+    }
+}
+
+/// Trains the tree of device class `class` over a shipped set on every row of `matrix` that
+/// trains it (`fewfit train`): the set's variants are found in the matrix by their parameter id;
+/// the tree's leaves name them as the matrix does.
+pub fn train_over_set(matrix: &Matrix, set: &SelectedSet, class: &str, options: &TrainOptions) -> Result<Trained> {
+    let columns: Vec<usize> = set
+        .variants
+        .iter()
+        .filter_map(|v| {
+            let id = v.variant.id();
+            matrix.configs.iter().position(|c| c.id() == id)
+        })
+        .collect();
+    let rows = matrix.problems_training(class);
+    if rows.is_empty() {
+        return Err(Error::Invalid(format!("no data for device class `{class}` in the datasets")));
+    }
+    train(matrix, &rows, &columns, class, options)
 }
 
 #[cfg(test)]
