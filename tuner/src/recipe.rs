@@ -317,10 +317,11 @@ impl Recipe {
                 Step::Twin { variant, set } => {
                     let (param, value) = parse_assignment(set).map_err(Error::Invalid)?;
                     let twin = release.set.substitute_twin(variant, &param, value)?;
-                    let note = format!(
-                        " Then {} replaced by its twin {} ({param} = {value}; {tag}).",
-                        twin.old_id, twin.new_id
-                    );
+                    // The short name of the twin and the value it changed: its id is in the set's
+                    // file, the member's in the recipe.
+                    let was = Variant::from_id(&twin.old_id).map_or(0, |v| v.get(&param));
+                    let name = release.set.variants[twin.index].name();
+                    let note = format!(" Then {name} in place of its twin with {param} = {was} ({tag}).");
                     release.set.comment += &note;
                     let mut renamed = Vec::new();
                     for tree in &mut release.trees {
@@ -331,7 +332,7 @@ impl Recipe {
                         }
                     }
                     println!(
-                        "step {number}: {} -> {} ({set}); leaves renamed: {}",
+                        "step {number}: {} -> {} ({set}, {name}); leaves renamed: {}",
                         twin.old_id,
                         twin.new_id,
                         list(&renamed)

@@ -226,9 +226,8 @@ fn a_small_recipe_regenerates_byte_identical_files_with_its_steps() {
     let ids = set.ids();
     assert!(ids.contains(&twin().id()) && !ids.contains(&a), "A's twin in its place: {ids:?}");
     assert!(ids.contains(&b) && ids.contains(&c) && !ids.contains(&d), "{ids:?}");
-    assert!(set
-        .comment
-        .contains(&format!("Then {a} replaced by its twin {} (UKK = 1; recipe.toml, step 1).", twin().id())));
+    let note = format!("Then {} in place of its twin with UKK = 0 (recipe.toml, step 1).", twin().name());
+    assert!(set.comment.contains(&note), "{}", set.comment);
     let tree = |class: &str| -> &Tree { &inputs.trees.iter().find(|(t, _)| t.class == class).unwrap().0 };
     for (t, _) in &inputs.trees {
         assert!(t.leaf_variants().iter().all(|l| *l != a), "{}: a leaf still names A", t.class);
