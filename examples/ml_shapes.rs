@@ -85,7 +85,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         failures += !ok as usize;
         println!(
             "{name:<34} {m:>6} {n:>6} {k:>6}  {:<40} {:>10.3} {:>9.1}  {}",
-            truncate(variant.info().id, 40),
+            variant.info().name,
             median * 1e3,
             2.0 * (m * n * k) as f64 / median / 1e9,
             if ok { "ok" } else { "FAILED" }
@@ -102,8 +102,4 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Err(format!("{failures} shapes failed the reference check").into());
     }
     Ok(())
-}
-
-fn truncate(s: &str, n: usize) -> &str {
-    &s[..s.len().min(n)]
 }

@@ -95,7 +95,8 @@ const SET128: &[(&str, u32)] = &[
     ("DB", 1),
 ];
 
-/// The fastest 256x128 tile of the 2026-11-25 H200 sweep at 4096³ (h200-v15-wide-f32): 32x8
+/// The fastest 256x128 tile of the 2026-11-25 H200 sweep at 4096³ (h200-v15-wide-f32, in variants/data at 04d1d03;
+/// docs/decisions/020-wide-tiles.md): 32x8
 /// work-items, 8x16 register blocks of 4-wide vectors, double buffered.
 const WIDE256: &[(&str, u32)] = &[
     ("MWG", 256),

@@ -210,7 +210,7 @@ fn load_peer<F>(names: &[&str], symbol: &[u8]) -> Result<Peer<F>, String> {
     let mut why = Vec::new();
     for name in names {
         // SAFETY: loading a BLAS library runs only its initialisers.
-        match unsafe { libloading::Library::new(name) } {
+        match unsafe { libloading::Library::new(*name) } {
             Ok(lib) => {
                 let lib: &'static libloading::Library = Box::leak(Box::new(lib));
                 // SAFETY: the type matches the C declaration of the symbol.

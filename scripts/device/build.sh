@@ -3,10 +3,9 @@
 # git) for the device tool to carry to the GPU machine, and packs them all into .device.tar.xz
 # (about 5.5 MB against 51, by xz -9e): carry that one file and run `tar -xJf .device.tar.xz`
 # there first, so that a call carries every binary within the tool's 64 MiB beside the tracked
-# tree. The tool counts the tracked tree too (45 MB on 2026-11-29, with the large logs and the
-# peers.json files under docs/data gzipped), so LEAVE_OUT="kernel_timing build_log
-# tests/mechanisms ..." (paths under .device/) keeps what a call does not run out of the archive;
-# the last line prints what a call would carry.
+# tree (which the tool counts too); LEAVE_OUT="kernel_timing build_log tests/mechanisms ..."
+# (paths under .device/) keeps what a call does not run out of the archive; the last line prints
+# what a call would carry.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 rm -rf .device && mkdir -p .device/tests

@@ -165,7 +165,7 @@ const FILL_DEVICE_LIMITS: SplitLimits = SplitLimits {
 /// work-group beyond the first on a unit adds a share of that time (they overlap but contend); a
 /// split launch adds a cost per work-group for its adds into C. Fitted on the H200 sweeps of the
 /// DB = 0, 1 and 3 tiles with every split of 1-16 measured (v17, 1,680 (variant, shape) pairs;
-/// `scripts/fit_split_cost.py`, docs/PERFORMANCE.md 2026-12-02): 1.024x of the best split per pair
+/// docs/decisions/009-ksplit0-split-rule.md, fitted by scripts/fit_split_cost.py at 04d1d03): 1.024x of the best split per pair
 /// (1.028x on held-out shapes), where the limits of 2026-11-26 gave 1.052x (1.050x).
 const REDUCTION_SPLIT_COST: SplitCost =
     SplitCost { share_per_extra_group: 0.7, fixed_depth: 64.0, add_cost: 16.0, min_depth: 32 };
@@ -397,7 +397,7 @@ mod tests {
         assert_eq!(cas(2048, 1536, 4096, 1, 132), 1, "3.1 M elements of C: no split");
         assert_eq!(cas(512, 512, 8192, 1, 2), 1, "two compute units: 24 work-groups");
         // DB = 0 with reductions: the splits of least modelled time up to 16
-        // (scripts/fit_split_cost.py gives the same), past 16 the limits.
+        // (the fit of docs/decisions/009-ksplit0-split-rule.md gives the same), past 16 the limits.
         let red = |m, n, k, batch, units| g.splits_for(m, n, k, batch, units, AtomicAdd::Reduction);
         assert_eq!(red(4096, 4096, 4096, 1, 132), 1, "4096 tiles: 32 a unit already");
         assert_eq!(red(2048, 2048, 4096, 1, 132), 1, "1024 tiles: 8 a unit already");

@@ -99,7 +99,7 @@ impl CompiledSet {
             if let Err(e) = &built {
                 eprintln!(
                     "fewfit: warning: {} on {}: {e}; its shapes fall back to another variant",
-                    info.id, engine.info.name
+                    info.name, engine.info.name
                 );
             }
             built
