@@ -659,6 +659,26 @@ mod tests {
     }
 
     #[test]
+    fn kernels_md_documents_every_parameter_and_named_value() {
+        let doc = read(&root(), "docs/KERNELS.md").unwrap();
+        for family in Family::ALL {
+            let start = doc.find(&format!("\n## {}\n", family.name())).unwrap_or_else(|| panic!("no section {family}"));
+            let rest = &doc[start + 4..];
+            let section = &rest[..rest.find("\n## ").unwrap_or(rest.len())];
+            for spec in family.params() {
+                assert!(section.contains(&format!("`{}`", spec.name)), "docs/KERNELS.md, {family}: no `{}`", spec.name);
+                for (_, value) in params::named_values(spec.name) {
+                    assert!(
+                        doc.contains(&format!("`{value}`")),
+                        "docs/KERNELS.md: {}'s `{value}` is not named",
+                        spec.name
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
     fn each_tree_trains_on_its_classes_data() {
         assert!(trains("cpu", "cpu") && !trains("cpu", "nvidia-gpu"));
         assert!(trains("nvidia-gpu", "nvidia-gpu") && !trains("nvidia-gpu", "gpu"));
