@@ -17,7 +17,7 @@ import gzip
 import json
 import math
 
-# src/codegen/params.rs, Family::neutral_defaults
+# codegen/src/params.rs, Family::neutral_defaults (keep in step)
 NEUTRAL = {'xgemm': {'VWK': 1, 'DB': 0, 'KSPLIT': 1, 'SWZ': 0, 'SK': 0, 'RP': 0}, 'direct': {'VWD': 1, 'UKD': 1, 'RBR': 0, 'UKK': 0, 'KSPLIT': 1}, 'panel': {'PA': 0}}
 
 
