@@ -9,6 +9,9 @@
 //!
 //! Run: `cargo test -p fewfit-tuner --test cli`.
 
+mod common;
+use common::snapshot;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -276,23 +279,6 @@ fn copy_tree(from: &Path, to: &Path) {
             std::fs::write(&target, std::fs::read(entry.path()).unwrap()).unwrap();
         }
     }
-}
-
-/// Every file under `root` with its bytes.
-fn snapshot(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    let mut files = BTreeMap::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                files.insert(path.strip_prefix(root).unwrap().to_path_buf(), std::fs::read(&path).unwrap());
-            }
-        }
-    }
-    files
 }
 
 /// A crate root in `dir` holding copies of the crate's `variants/` and `selector/`.

@@ -5,7 +5,9 @@
 //!
 //! Run: `cargo test -p fewfit-tuner --test recipe`.
 
-use std::collections::BTreeMap;
+mod common;
+use common::snapshot;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -170,23 +172,6 @@ fn both(out: &Output) -> String {
 
 fn regenerate(dir: &Path, recipe: &Path, root: &Path) -> Output {
     fewfit(dir).args(["regenerate", "--recipe"]).arg(recipe).arg("--root").arg(root).output().unwrap()
-}
-
-/// Every file under `root` with its bytes.
-fn snapshot(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    let mut files = BTreeMap::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).into_iter().flatten() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                files.insert(path.strip_prefix(root).unwrap().to_path_buf(), std::fs::read(&path).unwrap());
-            }
-        }
-    }
-    files
 }
 
 fn sides(node: &Node) -> (&str, u64, &Node, &Node) {
