@@ -378,7 +378,7 @@ fn run(cli: Cli) -> Result<()> {
             print!("{}", comparison.describe(&matrix));
             if let (Some(path), Some(first)) = (write, comparison.methods.first()) {
                 let set = regenerate::shipped_set(&matrix, &first.selected, &split.train, &options, &source(&data))?;
-                write_json(&path, &set)?;
+                write_set(&path, &set)?;
                 println!("wrote {} ({} variants, {})", path.display(), set.variants.len(), first.method.name());
             }
             Ok(())
@@ -483,7 +483,7 @@ fn run_regenerate(mut args: RegenerateArgs) -> Result<()> {
     };
     let out = regenerate::regenerate_files(&files, settings.options()?)?;
     let set_path = args.root.join("variants/selected.json");
-    write_json(&set_path, &out.regenerated.set)?;
+    write_set(&set_path, &out.regenerated.set)?;
     println!("wrote {} ({} variants)", set_path.display(), out.regenerated.set.variants.len());
     // Leaves by short name; a tree equal to an earlier class's is written as a reference to it.
     for (rel, text) in fewfit_codegen::tree_files(&out.regenerated.trees, &out.regenerated.set)? {
@@ -495,9 +495,9 @@ fn run_regenerate(mut args: RegenerateArgs) -> Result<()> {
     Ok(())
 }
 
-fn write_json(path: &std::path::Path, value: &impl serde::Serialize) -> Result<()> {
-    let json = serde_json::to_string_pretty(value).map_err(|e| Error::Invalid(e.to_string()))?;
-    std::fs::write(path, json + "\n").map_err(|source| Error::Io { path: path.to_path_buf(), source })
+/// Writes a set as the shipped `variants/selected.json` is written (codegen's one serialiser).
+fn write_set(path: &std::path::Path, set: &fewfit_codegen::SelectedSet) -> Result<()> {
+    std::fs::write(path, set.to_json_text()).map_err(|source| Error::Io { path: path.to_path_buf(), source })
 }
 
 /// The per-class limits of `--class-limit CLASS=N` arguments (the last one of a class wins).
