@@ -12,7 +12,7 @@ use opencl3::memory::{get_mem_object_info, CL_MEM_CONTEXT, CL_MEM_SIZE};
 use opencl3::program::{get_program_info, release_program, CL_PROGRAM_BINARIES, CL_PROGRAM_DEVICES};
 use opencl3::types::{cl_command_queue, cl_context, cl_device_id, cl_event, cl_mem, cl_program};
 
-use crate::error::{cl, Result};
+use crate::error::{cl, Error, Result};
 
 /// An event this code enqueued and still holds, released on drop.
 pub(crate) struct Event(pub(crate) cl_event);
@@ -79,9 +79,16 @@ impl<'k> KernelArgs<'k> {
         Ok(self)
     }
 
-    /// Sets the next argument to `v` as a 32-bit `int`.
+    /// Sets the next argument to `v` as a 32-bit `int`, or fails where it does not fit (a checked
+    /// problem's numbers always do: `GemmSpec::validate` bounds them).
     pub(crate) fn int(&mut self, v: usize) -> Result<&mut Self> {
-        self.value(v as i32)
+        let index = self.index;
+        let v = i32::try_from(v).map_err(|_| Error::InvalidArgument {
+            name: "kernel argument",
+            value: format!("{v} (argument {index})"),
+            reason: "exceeds 2^31 - 1, the kernels' int range".into(),
+        })?;
+        self.value(v)
     }
 
     /// Sets the next argument to a buffer.

@@ -281,34 +281,30 @@ impl GemmSpec {
                 ));
             }
         }
-        Ok(self.problem(mems))
+        Ok(self.problem(mems, required))
     }
 
     /// The kernels' form: column-major C; a row-major call is solved as Cᵀ = op(B)ᵀ op(A)ᵀ.
-    fn problem(&self, [a, b, c]: [cl_mem; 3]) -> Problem {
+    /// `required` are [`GemmSpec::required_lengths`]. What no index uses is reset (the offset,
+    /// leading dimension and batch stride of a matrix that is not read or written, the leading
+    /// dimension of a matrix of one line, the batch strides of one item), so that every number the
+    /// kernels take fits their 32-bit `int` whenever the indices they form do.
+    fn problem(&self, [a, b, c]: [cl_mem; 3], required: [usize; 3]) -> Problem {
         let a_outer = self.trans_a == Transpose::No; // column-major A: contiguous along M
         let b_outer = self.trans_b == Transpose::Yes; // column-major Bᵀ: contiguous along N
-        let c = MatrixC {
-            mem: c,
-            offset: self.c_offset,
-            row_stride: 1,
-            col_stride: self.ldc,
-            batch_stride: self.c_batch_stride,
+        let used = |matrix: usize, (offset, ld, stride): (usize, usize, usize), (lines, len): (usize, usize)| {
+            if required[matrix] == 0 {
+                return (0, len.max(1), 0);
+            }
+            let ld = if lines > 1 { ld } else { len.max(1) };
+            (offset, ld, if self.batch_count > 1 { stride } else { 0 })
         };
-        let a = Operand {
-            mem: a,
-            offset: self.a_offset,
-            ld: self.lda,
-            along_outer: a_outer,
-            batch_stride: self.a_batch_stride,
-        };
-        let b = Operand {
-            mem: b,
-            offset: self.b_offset,
-            ld: self.ldb,
-            along_outer: b_outer,
-            batch_stride: self.b_batch_stride,
-        };
+        let (c_offset, ldc, c_stride) = used(2, (self.c_offset, self.ldc, self.c_batch_stride), self.c_dims());
+        let (a_offset, lda, a_stride) = used(0, (self.a_offset, self.lda, self.a_batch_stride), self.a_dims());
+        let (b_offset, ldb, b_stride) = used(1, (self.b_offset, self.ldb, self.b_batch_stride), self.b_dims());
+        let c = MatrixC { mem: c, offset: c_offset, row_stride: 1, col_stride: ldc, batch_stride: c_stride };
+        let a = Operand { mem: a, offset: a_offset, ld: lda, along_outer: a_outer, batch_stride: a_stride };
+        let b = Operand { mem: b, offset: b_offset, ld: ldb, along_outer: b_outer, batch_stride: b_stride };
         match self.layout {
             Layout::ColumnMajor => Problem { m: self.m, n: self.n, k: self.k, batch: self.batch_count, a, b, c },
             Layout::RowMajor => Problem {
@@ -421,6 +417,8 @@ impl Problem {
 mod tests {
     use std::ptr;
 
+    use proptest::prelude::*;
+
     use super::*;
 
     /// The selector sees the same features whether it reads a spec (`chosen_variant`) or the
@@ -432,7 +430,7 @@ mod tests {
             for trans_a in [Transpose::No, Transpose::Yes] {
                 for trans_b in [Transpose::No, Transpose::Yes] {
                     let spec = GemmSpec::new(layout, trans_a, trans_b, 7, 300, 64);
-                    assert_eq!(spec.kernel_features(), spec.problem(null).features(), "{spec:?}");
+                    assert_eq!(spec.kernel_features(), spec.problem(null, [1; 3]).features(), "{spec:?}");
                 }
             }
         }
@@ -444,6 +442,86 @@ mod tests {
         assert_eq!(along_k(Layout::ColumnMajor, Transpose::Yes, Transpose::No), 2);
         let f = GemmSpec::row_major(7, 300, 64).kernel_features();
         assert_eq!((f.m, f.n, f.k), (300, 7, 64));
+    }
+
+    /// Numbers near the edges of the kernels' 32-bit range and of `usize`.
+    fn edge_number() -> impl Strategy<Value = usize> {
+        let int_max = i32::MAX as usize;
+        prop_oneof![
+            0usize..=3,
+            Just(MAX_DIM),
+            (int_max - 2..=int_max + 2),
+            Just(1 << 32),
+            Just((1 << 32) + 1),
+            (usize::MAX - 2..=usize::MAX),
+            1usize..70,
+        ]
+    }
+
+    /// The last element a stored `lines x len` matrix of a batch uses, counted as the kernels index
+    /// it (in u128, so that nothing wraps here).
+    fn last_index(offset: usize, ld: usize, stride: usize, batch: usize, (lines, len): (usize, usize)) -> u128 {
+        let [offset, ld, stride, batch, lines, len] = [offset, ld, stride, batch, lines, len].map(|x| x as u128);
+        offset + (batch - 1) * stride + (lines - 1) * ld + len - 1
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 20_000, ..ProptestConfig::default() })]
+
+        /// Every spec that passes validation gives the kernels numbers that fit their `int`, and
+        /// indices below the buffers' lengths (the launch converts them with a checked conversion,
+        /// so one that did not fit would fail the call, never wrap).
+        #[test]
+        fn validated_problems_fit_the_kernels_int_and_their_buffers(
+            layout in prop_oneof![Just(Layout::RowMajor), Just(Layout::ColumnMajor)],
+            trans in (any::<bool>(), any::<bool>()),
+            mnk in (edge_number(), edge_number(), edge_number()),
+            offsets in (edge_number(), edge_number(), edge_number()),
+            lds in (edge_number(), edge_number(), edge_number()),
+            batch in (prop_oneof![0usize..=3, edge_number()], edge_number(), edge_number(), edge_number()),
+            lengths in (edge_number(), edge_number(), edge_number()),
+            alpha_is_zero in any::<bool>(),
+        ) {
+            let transpose = |t: bool| if t { Transpose::Yes } else { Transpose::No };
+            let spec = GemmSpec::new(layout, transpose(trans.0), transpose(trans.1), mnk.0, mnk.1, mnk.2)
+                .with_offsets(offsets.0, offsets.1, offsets.2)
+                .with_ld(lds.0, lds.1, lds.2)
+                .with_batch(batch.0, batch.1, batch.2, batch.3);
+            let lengths = [lengths.0, lengths.1, lengths.2];
+            let Ok(p) = spec.validate(alpha_is_zero, lengths, [std::ptr::null_mut(); 3]) else { return Ok(()) };
+            let ints = [
+                p.m, p.n, p.k, p.batch,
+                p.a.offset, p.a.ld, p.a.batch_stride,
+                p.b.offset, p.b.ld, p.b.batch_stride,
+                p.c.offset, p.c.row_stride, p.c.col_stride, p.c.batch_stride,
+            ];
+            prop_assert!(ints.iter().all(|&x| x <= i32::MAX as usize), "{spec:?} gives {ints:?}");
+            prop_assert!(p.m.max(p.n).max(p.k) <= MAX_DIM, "a tile past the edge of C must fit too");
+            if p.m == 0 || p.n == 0 || p.batch == 0 {
+                return Ok(());
+            }
+            // C in the kernels' form: element (i, j) at offset + i * row_stride + j * col_stride.
+            let c = p.c;
+            let last_c = c.offset as u128
+                + (p.batch as u128 - 1) * c.batch_stride as u128
+                + (p.m as u128 - 1) * c.row_stride as u128
+                + (p.n as u128 - 1) * c.col_stride as u128;
+            prop_assert!(last_c < lengths[2] as u128 && last_c <= i32::MAX as u128, "{spec:?}");
+            if p.k == 0 || alpha_is_zero {
+                return Ok(());
+            }
+            // A is M x K, B is K x N; each stored along its outer dimension or along K.
+            let buffers = match layout {
+                Layout::ColumnMajor => [lengths[0], lengths[1]],
+                Layout::RowMajor => [lengths[1], lengths[0]],
+            };
+            for (operand, outer, length) in [(p.a, p.m, buffers[0]), (p.b, p.n, buffers[1])] {
+                let dims = if operand.along_outer { (p.k, outer) } else { (outer, p.k) };
+                let last = last_index(operand.offset, operand.ld, operand.batch_stride, p.batch, dims);
+                prop_assert!(last < length as u128 && last <= i32::MAX as u128, "{spec:?}");
+                prop_assert!(operand.ld >= dims.1, "{spec:?}: ld below the line length");
+            }
+        }
     }
 
     /// Batch items of C may interleave in the gaps between each other's lines, never share an element.
