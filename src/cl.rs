@@ -13,6 +13,7 @@ use opencl3::program::{get_program_info, release_program, CL_PROGRAM_BINARIES, C
 use opencl3::types::{cl_command_queue, cl_context, cl_device_id, cl_event, cl_mem, cl_program};
 
 use crate::error::{cl, Error, Result};
+use crate::fault::{self, FaultPoint};
 
 /// An event this code enqueued and still holds, released on drop.
 pub(crate) struct Event(pub(crate) cl_event);
@@ -114,21 +115,25 @@ pub(crate) fn launch(
     let mut event: cl_event = ptr::null_mut();
     let event_ptr = if want_event { &mut event as *mut cl_event } else { ptr::null_mut() };
     // The queue, kernel and events are valid; the sizes and `event` outlive the call.
-    let status = match cl3::load_library() {
-        Ok(library) => library
-            .clEnqueueNDRangeKernel(
-                queue,
-                kernel.get(),
-                3,
-                ptr::null(),
-                global.as_ptr(),
-                local_ptr,
-                wait.len() as u32,
-                wait_ptr,
-                event_ptr,
-            )
-            .unwrap_or(DLOPEN_FUNCTION_NOT_AVAILABLE),
-        Err(_) => DLOPEN_RUNTIME_LOAD_FAILED,
+    let status = if let Some(code) = fault::injected(FaultPoint::Enqueue) {
+        code
+    } else {
+        match cl3::load_library() {
+            Ok(library) => library
+                .clEnqueueNDRangeKernel(
+                    queue,
+                    kernel.get(),
+                    3,
+                    ptr::null(),
+                    global.as_ptr(),
+                    local_ptr,
+                    wait.len() as u32,
+                    wait_ptr,
+                    event_ptr,
+                )
+                .unwrap_or(DLOPEN_FUNCTION_NOT_AVAILABLE),
+            Err(_) => DLOPEN_RUNTIME_LOAD_FAILED,
+        }
     };
     if status != CL_SUCCESS {
         return Err(cl("clEnqueueNDRangeKernel")(status));

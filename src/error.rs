@@ -55,6 +55,14 @@ pub enum Error {
 }
 
 impl Error {
+    /// Whether the failure may pass by itself, so that building again later may succeed: an
+    /// OpenCL error (out of resources or memory, a compiler that crashed without a log). A compile
+    /// error of the kernel source, a device that lacks what is asked, a bad argument or generated
+    /// code that does not render will repeat.
+    pub(crate) fn is_transient(&self) -> bool {
+        matches!(self, Error::OpenCl { .. } | Error::NoOpenClLibrary(_))
+    }
+
     /// The same error once more, for a failure that is kept and reported to every later call (a set
     /// that did not build). A code-generation error, which holds an I/O or JSON error that cannot
     /// be copied, comes back as [`Error::Unavailable`] with its message.

@@ -5,7 +5,8 @@
 //! can pick (others only when a call names one), and the binaries are cached on disk, so there is
 //! no tuning and no compiling per shape. See README.md.
 //!
-//! The modules, each using only those before it: `spec` (the GEMM's types and checks) and `cl`
+//! The modules, each using only those before it: `error` and `fault` (test-only fault injection),
+//! `spec` (the GEMM's types and checks) and `cl`
 //! (OpenCL helpers) at the bottom, then `device`, `dispatch` (the generated set and trees), `engine`
 //! (programs, launches, launch policy, binary cache, scratch buffers and the registry), and on top
 //! `gemm` (the API), `host` and `capi`.
@@ -19,6 +20,7 @@ mod device;
 mod dispatch;
 mod engine;
 mod error;
+mod fault;
 mod gemm;
 mod host;
 mod spec;
@@ -36,6 +38,13 @@ pub mod tuning {
         TRANSPOSE_MIN_OTHER_LONG,
     };
     pub use crate::engine::{variant_build_options, CompiledVariant, KERNEL_TEMPLATES};
+}
+
+/// Test-only fault injection (cargo feature `fault-injection`): makes the Nth scratch allocation,
+/// program build or kernel enqueue fail, for the tests of the failure paths.
+#[cfg(feature = "fault-injection")]
+pub mod faults {
+    pub use crate::fault::{disarm, inject, is_armed, FaultPoint};
 }
 
 pub use device::{choose_device, list_devices, DefaultDevice, DeviceClass, DeviceInfo};

@@ -4,8 +4,8 @@
 //! `super::` / `self::` path, is an edge that must point down.
 //!
 //! ```text
-//! error
-//! spec, cl                      (the bottom: only error)
+//! error, fault                  (fault: test-only fault injection, using nothing)
+//! spec, cl                      (the bottom: only error and fault)
 //! device
 //! dispatch                      (the generated table and trees, explain)
 //! engine/                       (launch_policy, binary_cache, scratch < program < launch < mod)
@@ -18,10 +18,11 @@ use std::path::Path;
 
 /// The layers of the top-level modules, lowest first; modules of one layer use none of each other.
 const LAYERS: &[&[&str]] =
-    &[&["error"], &["spec", "cl"], &["device"], &["dispatch"], &["engine"], &["gemm"], &["host", "capi"]];
+    &[&["error", "fault"], &["spec", "cl"], &["device"], &["dispatch"], &["engine"], &["gemm"], &["host", "capi"]];
 
 /// The layers inside `src/engine/`, lowest first (`mod` is `engine/mod.rs`, the registry).
-const ENGINE_LAYERS: &[&[&str]] = &[&["launch_policy", "binary_cache", "scratch"], &["program"], &["launch"], &["mod"]];
+const ENGINE_LAYERS: &[&[&str]] =
+    &[&["launch_policy", "binary_cache", "scratch", "retry"], &["program"], &["launch"], &["mod"]];
 
 /// The crate-root alias of an outside crate, which is no module of `src/`.
 const OUTSIDE: &[&str] = &["codegen"];

@@ -14,9 +14,7 @@ use super::scratch::Lease;
 use crate::cl::mem_len;
 use crate::cl::{launch, Event, KernelArgs};
 use crate::codegen::{Family, Orientation};
-#[cfg(feature = "tuning")]
-use crate::error::Error;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::spec::{Element, Operand, Problem};
 
 impl CompiledVariant {
@@ -136,16 +134,8 @@ impl CompiledVariant {
         };
         let adds_into_c = splits > 1 || stream_k_groups.is_some();
         let released_by_first_part = adds_into_c && !self.atomic_add.scales_c_first();
-        let scaled = match &self.scale {
-            // Only where C is scaled first: there is no `scale` where split 0 releases the tile.
-            Some(scale) if adds_into_c => {
-                let kernel = scale.lock().expect("kernel lock");
-                Some(Event(enqueue_scale_c(queue, &kernel, &p, beta, self.scale_local, wait, true)?))
-            }
-            _ => None,
-        };
-        let before: Vec<cl_event> = copies.iter().map(|c| c.event.0).chain(scaled.iter().map(|e| e.0)).collect();
-        let wait = if before.is_empty() { wait } else { &before[..] };
+        // Everything that can fail before the kernel's own enqueue (its arguments, the flags'
+        // buffer) comes before anything that writes C: `scale_c`, enqueued last but one.
         let entry =
             entries.kernels[p.a.along_outer as usize * 2 + p.b.along_outer as usize].lock().expect("kernel lock");
         let mut args = KernelArgs::new(&entry);
@@ -180,6 +170,17 @@ impl CompiledVariant {
             args.mem(flags.mem())?.value(flags.use_number())?;
             leases.push(flags);
         }
+        let scaled = match &self.scale {
+            // Only where C is scaled first: there is no `scale` where split 0 releases the tile.
+            // From here, a failed enqueue of the kernel leaves C scaled by beta.
+            Some(scale) if adds_into_c => {
+                let kernel = scale.lock().expect("kernel lock");
+                Some(Event(enqueue_scale_c(queue, &kernel, &p, beta, self.scale_local, wait, true)?))
+            }
+            _ => None,
+        };
+        let before: Vec<cl_event> = copies.iter().map(|c| c.event.0).chain(scaled.iter().map(|e| e.0)).collect();
+        let wait = if before.is_empty() { wait } else { &before[..] };
         // The copies' events stay alive until the kernel that waits for them is enqueued.
         let (copy_leases, copy_events): (Vec<Lease>, Vec<Event>) =
             copies.into_iter().map(|c| (c.lease, c.event)).unzip();
@@ -209,8 +210,9 @@ impl CompiledVariant {
 
     /// Copies each operand of `p` that [`LaunchPolicy::transposes_first`] names into a scratch buffer
     /// contiguous along M (A) or N (B), after the events in `wait`, and puts the copy in its place.
-    /// An operand whose copy the device cannot hold (beyond its largest buffer, or refused by
-    /// clCreateBuffer) stays as it is.
+    /// An operand whose copy the device cannot hold (beyond its largest buffer, refused by
+    /// clCreateBuffer, or by the copy's enqueue where the driver allocates at first use) stays as
+    /// it is, and a buffer the enqueue refused leaves the pool.
     fn copy_transposed<T: Element>(
         &self,
         queue: cl_command_queue,
@@ -243,12 +245,26 @@ impl CompiledVariant {
                 .int(operand.batch_stride)?;
             args.mem(lease.mem())?.int(ld)?.int(ld * k)?;
             let global = [k.div_ceil(32) * 32, rows.div_ceil(32) * 8, batch];
-            let event = Event(launch(queue, &kernel, global, Some([32, 8, 1]), wait, true)?);
+            let event = match launch(queue, &kernel, global, Some([32, 8, 1]), wait, true) {
+                Ok(event) => Event(event),
+                Err(Error::OpenCl { code, .. }) if is_allocation_failure(code) => {
+                    lease.discard();
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
             *operand = Operand { mem: lease.mem(), offset: 0, ld, along_outer: true, batch_stride: ld * k };
             copies.push(TransposedCopy { lease, event });
         }
         Ok(copies)
     }
+}
+
+/// Whether an enqueue failed for want of memory, which a driver that allocates a buffer at its
+/// first use reports there rather than at `clCreateBuffer`.
+fn is_allocation_failure(code: i32) -> bool {
+    use opencl3::error_codes::{CL_MEM_OBJECT_ALLOCATION_FAILURE, CL_OUT_OF_HOST_MEMORY, CL_OUT_OF_RESOURCES};
+    [CL_MEM_OBJECT_ALLOCATION_FAILURE, CL_OUT_OF_RESOURCES, CL_OUT_OF_HOST_MEMORY].contains(&code)
 }
 
 /// An operand copied transposed for one launch: its leased scratch buffer and the copy's event.

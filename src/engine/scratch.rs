@@ -22,6 +22,7 @@ use opencl3::types::{cl_command_queue, cl_context, cl_event, cl_mem};
 
 use crate::cl::Event;
 use crate::error::{cl, Result};
+use crate::fault::{self, FaultPoint};
 
 /// Buffers of one kind, each reused by launch after launch.
 pub(crate) struct BufferPool {
@@ -145,6 +146,13 @@ impl Lease<'_> {
         Ok(())
     }
 
+    /// Takes the buffer out of the pool (released once no enqueued command uses it): the device
+    /// refused it at its first use.
+    pub(crate) fn discard(mut self) {
+        self.slots.swap_remove(self.index);
+        self.recorded = true;
+    }
+
     /// Records a launch made without an event, which only an in-order queue may make.
     pub(crate) fn launched_unobserved(self) {
         debug_assert!(self.in_order, "a launch on an out-of-order queue needs its event");
@@ -154,7 +162,8 @@ impl Lease<'_> {
 
 impl Drop for Lease<'_> {
     /// Without a recorded event (a launch without one, or an enqueue that failed part way and may
-    /// have left commands on the buffer), only this queue, if in order, may reuse the buffer.
+    /// have left commands on the buffer), only this queue, if in order, may reuse the buffer. A
+    /// discarded buffer has left the pool already.
     fn drop(&mut self) {
         if !self.recorded {
             let queue = self.queue;
@@ -208,6 +217,9 @@ impl Slot {
             true => (CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, zeros.as_mut_ptr().cast()),
             false => (CL_MEM_READ_WRITE, ptr::null_mut()),
         };
+        if let Some(code) = fault::injected(FaultPoint::Allocation) {
+            return Err(cl("clCreateBuffer")(code));
+        }
         // SAFETY: the context is the queue's; `zeros`, where passed, is `bytes` long and copied at once.
         let mem = unsafe { create_buffer(context as cl_context, flags, bytes, host) }.map_err(cl("clCreateBuffer"))?;
         Ok(Slot { mem: Buffer::new(mem), bytes, uses: 0, queue: ptr::null_mut(), last: LastLaunch::Nothing })
