@@ -1,9 +1,12 @@
 //! The C ABI from C. `tests/c/capi_test.c` is compiled with the system C compiler (`$CC`, else
 //! `cc`) against `include/fewfit.h` and the libfewfit.so / libfewfit.a that cargo builds next to
 //! this test (every crate type of the library is built for the tests), and run: results against an
-//! f64 reference, batches and status codes. Then a CLBlast client (`tests/c/clblast_switch.c`,
-//! linked with `-lclblast`) runs plainly and with `LD_PRELOAD` of a libfewfit.so built with the
-//! `clblast-compat` feature; that part is skipped, saying so, where CLBlast is not installed.
+//! f64 reference (the whole C buffer: elements outside C must keep their poison), batches, an
+//! out-of-order queue without events, and status codes. `tests/c/invalid_args_test.c` runs
+//! CLBlast's "invalid" cross products through the shared library. Then a CLBlast client
+//! (`tests/c/clblast_switch.c`, linked with `-lclblast`) runs plainly and with `LD_PRELOAD` of a
+//! libfewfit.so built with the `clblast-compat` feature; that part is skipped, saying so, where
+//! CLBlast is not installed.
 
 mod common;
 
@@ -75,6 +78,24 @@ fn c_program_through_shared_and_static_library() {
         let output = run(&exe, None);
         assert!(output.status.success(), "{} failed", exe.display());
     }
+}
+
+/// CLBlast's "invalid" runs through the C ABI (`tests/c/invalid_args_test.c`): generated cross
+/// products of layouts, transposes, shapes, buffer sizes, leading dimensions, offsets, strides and
+/// NULL buffers in the plain, strided and array forms, each with the status code it must return
+/// and C left bit for bit as it was; the exact sizes succeed and are checked against the reference.
+#[test]
+fn c_invalid_arguments_cross_product() {
+    if common::device().is_none() {
+        return;
+    }
+    let dir = lib_dir();
+    let exe = Path::new(TMP).join("invalid_args_test");
+    let rpath = format!("-Wl,-rpath,{}", dir.display());
+    let lib_path = format!("-L{}", dir.display());
+    compile(&["tests/c/invalid_args_test.c"], &[&lib_path, "-lfewfit", &rpath, "-lOpenCL", "-lm"], &exe);
+    let output = run(&exe, None);
+    assert!(output.status.success(), "{} failed", exe.display());
 }
 
 /// Builds libfewfit.so with `clblast-compat` into its own target folder under the test's tmp dir

@@ -1,6 +1,9 @@
 /* Tests fewfit's C API (include/fewfit.h) from C: FewfitSgemm/Dgemm against an f64 reference on
  * random data (row- and column-major, transposes, offsets, padded leading dimensions, beta = 0
- * over NaN), the strided and array batched forms, and the status codes of bad arguments.
+ * over NaN), the strided and array batched forms, an out-of-order queue without events, and the
+ * status codes of bad arguments. C's buffers are poisoned whole (NaNs whose payloads count the
+ * elements), and every check reads the whole buffer back: C against the reference, every element
+ * outside it (offsets, padding, between batch items, past the end) bit for bit unchanged.
  * Exit status 0 when every check passes. */
 #include "fewfit.h"
 #include "common.h"
@@ -37,70 +40,121 @@ static int batched(size_t size, size_t m, size_t n, size_t k, const double* alph
   return FewfitDgemmBatched(101, 111, 112, m, n, k, alphas, a, ao, lda, b, bo, ldb, betas, c, co, ldc, count, q, ev);
 }
 
-/* One GEMM through the C API, checked against the reference. */
+/* One GEMM through the C API on buffers made for it: C's buffer is poisoned whole (poison_element)
+ * and, where beta reads it, C's own elements hold random values; `want` is the f64 reference. */
+typedef struct {
+  size_t size, m, n, k, off, lda, ldb, ldc, lc;
+  int layout, ta, tb;
+  double alpha, beta;
+  void* before;
+  double* want;
+  char* inside;
+  cl_mem ab, bb, cb;
+} Gemm;
+
+static Gemm prepare_gemm(size_t size, int layout, int ta, int tb, size_t m, size_t n, size_t k, size_t off, size_t pad,
+                         double alpha, double beta) {
+  Gemm g = {size, m, n, k, off, 0, 0, 0, 0, layout, ta, tb, alpha, beta, NULL, NULL, NULL, NULL, NULL, NULL};
+  g.lda = ((layout == 101) == (ta == 111) ? k : m) + pad;
+  g.ldb = ((layout == 101) == (tb == 111) ? n : k) + pad;
+  g.ldc = (layout == 101 ? n : m) + pad;
+  size_t la = span(layout, ta, m, k, off, g.lda), lb = span(layout, tb, k, n, off + 1, g.ldb);
+  g.lc = span(layout, 111, m, n, off + 2, g.ldc) + pad; /* `pad` elements past C's end too */
+  double *a = random_array(la), *b = random_array(lb), *c = random_array(g.lc);
+  for (size_t i = 0; i < la; i++) a[i] = size == 4 ? (float)a[i] : a[i];
+  for (size_t i = 0; i < lb; i++) b[i] = size == 4 ? (float)b[i] : b[i];
+  g.inside = calloc(g.lc, 1);
+  mark_c(g.inside, layout, m, n, off + 2, g.ldc);
+  g.before = poisoned_array(g.lc, size);
+  g.want = malloc(g.lc * sizeof(double));
+  for (size_t i = 0; i < g.lc; i++) {
+    if (g.inside[i] && beta != 0) set_element(g.before, i, size, c[i]);
+    g.want[i] = get_element(g.before, i, size);
+  }
+  reference(layout, ta, tb, m, n, k, alpha, a, off, g.lda, b, off + 1, g.ldb, beta, g.want, off + 2, g.ldc);
+  g.ab = upload(a, la, size), g.bb = upload(b, lb, size), g.cb = upload_raw(g.before, g.lc * size);
+  free(a), free(b), free(c);
+  return g;
+}
+
+/* Enqueues the GEMM on q; event as for FewfitSgemm (NULL: none). */
+static int launch_gemm(const Gemm* g, cl_command_queue* q, cl_event* ev) {
+  return gemm(g->size, g->layout, g->ta, g->tb, g->m, g->n, g->k, g->alpha, g->ab, g->off, g->lda, g->bb, g->off + 1,
+              g->ldb, g->beta, g->cb, g->off + 2, g->ldc, q, ev);
+}
+
+/* Reads C back once the GEMM is done and checks the whole buffer: C against the reference, every
+ * element outside it (offset, padding between lines, past the end) still its own poison. */
+static void verify_gemm(Gemm* g, const char* how) {
+  char what[200];
+  snprintf(what, sizeof what, "%s %s layout %d ta %d tb %d m %zu n %zu k %zu off %zu ld %zu/%zu/%zu beta %g", how,
+           g->size == 4 ? "S" : "D", g->layout, g->ta, g->tb, g->m, g->n, g->k, g->off, g->lda, g->ldb, g->ldc, g->beta);
+  void* after = malloc(g->lc * g->size);
+  download_raw(g->cb, after, g->lc * g->size);
+  check_c_buffer(what, g->before, after, g->want, g->inside, g->lc, g->size, (g->size == 4 ? 1e-5 : 1e-12) * (g->k + 2));
+  clReleaseMemObject(g->ab), clReleaseMemObject(g->bb), clReleaseMemObject(g->cb);
+  free(after), free(g->before), free(g->want), free(g->inside);
+}
+
+/* One GEMM through the C API with an event, checked against the reference. */
 static void check_gemm(size_t size, int layout, int ta, int tb, size_t m, size_t n, size_t k, size_t off, size_t pad,
                        double alpha, double beta) {
-  size_t lda = (layout == 101) == (ta == 111) ? k : m, ldb = (layout == 101) == (tb == 111) ? n : k;
-  size_t ldc = layout == 101 ? n : m;
-  lda += pad, ldb += pad, ldc += pad;
-  size_t la = span(layout, ta, m, k, off, lda), lb = span(layout, tb, k, n, off + 1, ldb);
-  size_t lc = span(layout, 111, m, n, off + 2, ldc);
-  double *a = random_array(la), *b = random_array(lb), *c = random_array(lc);
-  if (beta == 0)
-    for (size_t i = 0; i < lc; i++) c[i] = NAN;
-  cl_mem ab = upload(a, la, size), bb = upload(b, lb, size), cb = upload(c, lc, size);
+  Gemm g = prepare_gemm(size, layout, ta, tb, m, n, k, off, pad, alpha, beta);
   cl_event ev = NULL;
-  int status = gemm(size, layout, ta, tb, m, n, k, alpha, ab, off, lda, bb, off + 1, ldb, beta, cb, off + 2, ldc, &queue, &ev);
+  int status = launch_gemm(&g, &queue, &ev);
   CHECK(status == 0 && ev != NULL, "status %d", status);
   if (ev) { clWaitForEvents(1, &ev); clReleaseEvent(ev); }
-  double* got = malloc(lc * sizeof(double));
-  download(cb, got, lc, size);
-  reference(layout, ta, tb, m, n, k, alpha, a, off, lda, b, off + 1, ldb, beta, c, off + 2, ldc);
-  if (beta == 0)  /* elements outside the matrix keep their NaN */
-    for (size_t i = 0; i < lc; i++) if (isnan(c[i])) c[i] = got[i];
-  double err = max_error(got, c, lc), tol = (size == 4 ? 1e-5 : 1e-12) * (k + 2);
-  CHECK(err <= tol, "%s layout %d ta %d tb %d m %zu n %zu k %zu off %zu pad %zu: error %g", size == 4 ? "S" : "D",
-        layout, ta, tb, m, n, k, off, pad, err);
-  clReleaseMemObject(ab), clReleaseMemObject(bb), clReleaseMemObject(cb);
-  free(a), free(b), free(c), free(got);
+  verify_gemm(&g, "gemm");
 }
 
 /* Strided batch and the array form (uniform: one launch; irregular: per item, including all items
- * accumulating into one C) against the reference, row-major A·Bᵀ, in f32 (size 4) or f64 (8). */
+ * accumulating into one C) against the reference, row-major A·Bᵀ, in f32 (size 4) or f64 (8). C's
+ * buffer is poisoned whole but for the items' elements; each run checks the whole buffer: the items
+ * it writes against the reference, every other element bit for bit. */
 static void check_batches(size_t size) {
   const size_t m = 13, n = 21, k = 17, count = 4, lda = k + 1, ldb = k, ldc = n + 3;
   const size_t sa = m * lda + 5, sb = n * ldb, sc = m * ldc + 2;
   size_t la = 3 + count * sa, lb = count * sb, lc = 1 + count * sc;
-  double *a = random_array(la), *b = random_array(lb), *c = random_array(lc), *got = malloc(lc * sizeof(double));
+  double *a = random_array(la), *b = random_array(lb), *c = random_array(lc);
+  for (size_t i = 0; i < la; i++) a[i] = size == 4 ? (float)a[i] : a[i];
+  for (size_t i = 0; i < lb; i++) b[i] = size == 4 ? (float)b[i] : b[i];
+  char *items = calloc(lc, 1), *first = calloc(lc, 1);
+  for (size_t i = 0; i < count; i++) mark_c(items, 101, m, n, 1 + i * sc, ldc);
+  mark_c(first, 101, m, n, 1, ldc);
+  void *before = poisoned_array(lc, size), *after = malloc(lc * size);
+  double *start = malloc(lc * sizeof(double)), *want = malloc(lc * sizeof(double));
+  for (size_t i = 0; i < lc; i++) {
+    if (items[i]) set_element(before, i, size, c[i]);
+    start[i] = get_element(before, i, size);
+  }
   cl_mem ab = upload(a, la, size), bb = upload(b, lb, size);
+  const double tol = (size == 4 ? 1e-5 : 1e-12) * (k + 2);
 
   /* Strided: item i at offset + i * stride. */
-  cl_mem cb = upload(c, lc, size);
+  cl_mem cb = upload_raw(before, lc * size);
   int status = strided(size, m, n, k, 0.75, ab, 3, lda, sa, bb, 0, ldb, sb, 1.5, cb, 1, ldc, sc, count, &queue);
   CHECK(status == 0, "strided status %d", status);
-  download(cb, got, lc, size);
-  double* want = malloc(lc * sizeof(double));
-  const double tol = size == 4 ? 1e-4 : 1e-12;
-  memcpy(want, c, lc * sizeof(double));
+  download_raw(cb, after, lc * size);
+  memcpy(want, start, lc * sizeof(double));
   for (size_t i = 0; i < count; i++)
     reference(101, 111, 112, m, n, k, 0.75, a, 3 + i * sa, lda, b, i * sb, ldb, 1.5, want, 1 + i * sc, ldc);
-  CHECK(max_error(got, want, lc) < tol, "strided batch error %g", max_error(got, want, lc));
+  check_c_buffer("strided batch", before, after, want, items, lc, size, tol);
   clReleaseMemObject(cb);
 
   /* Array form, uniform: the same result. */
-  cb = upload(c, lc, size);
+  cb = upload_raw(before, lc * size);
   size_t ao[4], bo[4], co[4];
   double alphas[4], betas[4];
   for (size_t i = 0; i < count; i++) ao[i] = 3 + i * sa, bo[i] = i * sb, co[i] = 1 + i * sc, alphas[i] = 0.75, betas[i] = 1.5;
   status = batched(size, m, n, k, alphas, ab, ao, lda, bb, bo, ldb, betas, cb, co, ldc, count, &queue, NULL);
   CHECK(status == 0, "uniform batched status %d", status);
-  download(cb, got, lc, size);
-  CHECK(max_error(got, want, lc) < tol, "uniform batched error %g", max_error(got, want, lc));
+  download_raw(cb, after, lc * size);
+  check_c_buffer("uniform batched", before, after, want, items, lc, size, tol);
   clReleaseMemObject(cb);
 
   /* Array form, irregular: own alphas and betas, offsets out of order. */
-  cb = upload(c, lc, size);
-  memcpy(want, c, lc * sizeof(double));
+  cb = upload_raw(before, lc * size);
+  memcpy(want, start, lc * sizeof(double));
   size_t perm[4] = {2, 0, 3, 1};
   for (size_t i = 0; i < count; i++) {
     ao[i] = 3 + perm[i] * sa, bo[i] = i * sb, co[i] = 1 + ((i + 1) % count) * sc;
@@ -111,21 +165,22 @@ static void check_batches(size_t size) {
   status = batched(size, m, n, k, alphas, ab, ao, lda, bb, bo, ldb, betas, cb, co, ldc, count, &queue, &ev);
   CHECK(status == 0 && ev != NULL, "irregular batched status %d", status);
   if (ev) clReleaseEvent(ev);
-  download(cb, got, lc, size);
-  CHECK(max_error(got, want, lc) < tol, "irregular batched error %g", max_error(got, want, lc));
+  download_raw(cb, after, lc * size);
+  check_c_buffer("irregular batched", before, after, want, items, lc, size, tol);
   clReleaseMemObject(cb);
 
-  /* Array form, every item into the same C with beta = 1: the items run in order. */
-  cb = upload(c, lc, size);
-  memcpy(want, c, lc * sizeof(double));
+  /* Array form, every item into the same C with beta = 1: the items run in order; the other items'
+   * elements stay as they were. */
+  cb = upload_raw(before, lc * size);
+  memcpy(want, start, lc * sizeof(double));
   for (size_t i = 0; i < count; i++) {
     ao[i] = 3 + i * sa, bo[i] = i * sb, co[i] = 1, alphas[i] = 1, betas[i] = 1;
     reference(101, 111, 112, m, n, k, 1, a, ao[i], lda, b, bo[i], ldb, 1, want, 1, ldc);
   }
   status = batched(size, m, n, k, alphas, ab, ao, lda, bb, bo, ldb, betas, cb, co, ldc, count, &queue, NULL);
   CHECK(status == 0, "accumulating batched status %d", status);
-  download(cb, got, lc, size);
-  CHECK(max_error(got, want, lc) < tol, "accumulating batched error %g", max_error(got, want, lc));
+  download_raw(cb, after, lc * size);
+  check_c_buffer("accumulating batched", before, after, want, first, lc, size, tol);
 
   /* Strided with overlapping C items is refused. */
   status = strided(size, m, n, k, 1, ab, 3, lda, sa, bb, 0, ldb, sb, 1, cb, 1, ldc, 1, count, &queue);
@@ -139,7 +194,7 @@ static void check_batches(size_t size) {
   status = strided(size, m, n, k, 1, ab, 3, lda, 2 * sa, bb, 0, ldb, sb, 1, cb, 1, ldc, sc, count, &queue);
   CHECK(status == FewfitInsufficientMemoryA, "A stride too large: status %d", status);
   clReleaseMemObject(ab), clReleaseMemObject(bb), clReleaseMemObject(cb);
-  free(a), free(b), free(c), free(got), free(want);
+  free(a), free(b), free(c), free(items), free(first), free(before), free(after), free(start), free(want);
 }
 
 /* Status codes of bad arguments; C must stay untouched. */
@@ -184,6 +239,67 @@ static void check_errors(void) {
   if (!device_has_fp64()) CHECK(status == FewfitNoDoublePrecision, "D without fp64: status %d", status);
   clReleaseMemObject(ab), clReleaseMemObject(bb), clReleaseMemObject(cb), clReleaseMemObject(small);
   free(a), free(b), free(c), free(got);
+}
+
+/* GEMMs on an out-of-order queue with no event asked for (event NULL): the commands of one call
+ * (C scaled before a launch that splits K, the items of an array batch writing one C) must still
+ * run in order, and clFinish waits for them all. Skipped, saying so, where the device has no such
+ * queue. */
+static void check_out_of_order(void) {
+  cl_command_queue_properties supported = 0;
+  clGetDeviceInfo(device, CL_DEVICE_QUEUE_ON_HOST_PROPERTIES, sizeof supported, &supported, NULL);
+  cl_queue_properties props[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, 0};
+  cl_int err = CL_INVALID_QUEUE_PROPERTIES;
+  cl_command_queue ooo = NULL;
+  if (supported & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)
+    ooo = clCreateCommandQueueWithProperties(context, device, props, &err);
+  if (err != CL_SUCCESS) {
+    printf("out-of-order queue: not supported by the device (%d), skipped\n", err);
+    return;
+  }
+  Gemm g[6];
+  size_t count = 0;
+  g[count++] = prepare_gemm(4, 101, 111, 112, 17, 9, 13, 0, 0, 1.25, -0.5);
+  /* Splits K in two on a CPU (PoCL): C = beta C first, then the splits add into it. */
+  g[count++] = prepare_gemm(4, 101, 111, 112, 64, 64, 4096, 3, 1, 1.0, 0.5);
+  g[count++] = prepare_gemm(4, 102, 112, 112, 33, 70, 64, 7, 2, 1.5, 0.0);
+  g[count++] = prepare_gemm(4, 101, 112, 111, 40, 3, 300, 0, 1, 0.0, 2.0); /* alpha = 0: C = beta C */
+  g[count++] = prepare_gemm(4, 102, 111, 111, 5, 300, 2048, 1, 0, -1.0, 1.0);
+  if (device_has_fp64()) g[count++] = prepare_gemm(8, 102, 111, 112, 64, 64, 4096, 2, 3, 0.5, -1.0);
+  for (size_t i = 0; i < count; i++) {
+    int status = launch_gemm(&g[i], &ooo, NULL);
+    CHECK(status == 0, "out-of-order GEMM %zu: status %d", i, status);
+  }
+  /* An array batch whose four items all add into one C (beta = 1): the items run one after
+   * another, ordered by events fewfit makes although the caller asks for none. */
+  const size_t m = 9, n = 11, k = 300, items = 4, sa = m * k, sb = n * k, lc = m * n + 3;
+  double *a = random_array(items * sa), *b = random_array(items * sb), *c = random_array(lc);
+  for (size_t i = 0; i < items * sa; i++) a[i] = (float)a[i];
+  for (size_t i = 0; i < items * sb; i++) b[i] = (float)b[i];
+  char* inside = calloc(lc, 1);
+  mark_c(inside, 101, m, n, 2, n);
+  void *before = poisoned_array(lc, 4), *after = malloc(lc * 4);
+  double* want = malloc(lc * sizeof(double));
+  for (size_t i = 0; i < lc; i++) {
+    if (inside[i]) set_element(before, i, 4, c[i]);
+    want[i] = get_element(before, i, 4);
+  }
+  size_t ao[4], bo[4], co[4];
+  double alphas[4], betas[4];
+  for (size_t i = 0; i < items; i++) {
+    ao[i] = i * sa, bo[i] = i * sb, co[i] = 2, alphas[i] = 1, betas[i] = 1;
+    reference(101, 111, 112, m, n, k, 1, a, ao[i], k, b, bo[i], k, 1, want, 2, n);
+  }
+  cl_mem ab = upload(a, items * sa, 4), bb = upload(b, items * sb, 4), cb = upload_raw(before, lc * 4);
+  int status = batched(4, m, n, k, alphas, ab, ao, k, bb, bo, k, betas, cb, co, n, items, &ooo, NULL);
+  CHECK(status == 0, "out-of-order accumulating batch: status %d", status);
+  CHECK(clFinish(ooo) == CL_SUCCESS, "clFinish on the out-of-order queue");
+  for (size_t i = 0; i < count; i++) verify_gemm(&g[i], "out-of-order queue, no event:");
+  download_raw(cb, after, lc * 4);
+  check_c_buffer("out-of-order queue, no event: accumulating batch", before, after, want, inside, lc, 4, 1e-5 * (k + 2) * items);
+  clReleaseMemObject(ab), clReleaseMemObject(bb), clReleaseMemObject(cb);
+  clReleaseCommandQueue(ooo);
+  free(a), free(b), free(c), free(inside), free(before), free(after), free(want);
 }
 
 /* FewfitWarmUp builds what the first calls would: a GEMM after it builds nothing; bad arguments get codes. */
@@ -233,6 +349,7 @@ int main(void) {
   check_batches(4);
   if (device_has_fp64()) check_batches(8);
   check_errors();
+  check_out_of_order();
   check_clear_cache();
   printf("capi_test: %d of %d checks passed; FewfitProgramBuilds() = %llu\n", checks - failures, checks,
          (unsigned long long)FewfitProgramBuilds());

@@ -1,6 +1,8 @@
 /* Helpers shared by the C test programs: an OpenCL device, seeded random data, an f64 reference
- * GEMM that honours layout, transposes, offsets and leading dimensions, and buffer up/downloads.
- * Layout and transpose values are CLBlast's (101/102, 111/112). */
+ * GEMM that honours layout, transposes, offsets and leading dimensions, buffer up/downloads (as
+ * doubles or raw bytes), poison (NaNs whose payloads count the elements) and a check of a whole C
+ * buffer: C against the reference, every other element bit for bit. Layout and transpose values are
+ * CLBlast's (101/102, 111/112). */
 #ifndef FEWFIT_TEST_COMMON_H
 #define FEWFIT_TEST_COMMON_H
 
@@ -9,6 +11,7 @@
 #endif
 #include <CL/cl.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,6 +147,93 @@ static inline double max_error(const double* got, const double* want, size_t len
     if (!(e <= worst)) worst = isnan(e) ? INFINITY : e;
   }
   return worst;
+}
+
+/* Element i of a host array of `size`-byte elements (4: float, 8: double), as a double. */
+static inline double get_element(const void* host, size_t i, size_t size) {
+  return size == 4 ? ((const float*)host)[i] : ((const double*)host)[i];
+}
+
+/* Sets element i of a host array of `size`-byte elements to v (rounded to float where size is 4). */
+static inline void set_element(void* host, size_t i, size_t size, double v) {
+  if (size == 4) ((float*)host)[i] = (float)v;
+  else ((double*)host)[i] = v;
+}
+
+/* Sets element i to poison: a quiet NaN whose payload is i + 1, so that every element's bits differ
+ * and a stray write shows even where it writes a NaN. */
+static inline void poison_element(void* host, size_t i, size_t size) {
+  if (size == 4) {
+    uint32_t bits = 0x7fc00000u | (uint32_t)((i + 1) & 0x3fffffu);
+    memcpy((char*)host + 4 * i, &bits, 4);
+  } else {
+    uint64_t bits = 0x7ff8000000000000ull | (uint64_t)(i + 1);
+    memcpy((char*)host + 8 * i, &bits, 8);
+  }
+}
+
+/* The bits of element i, for messages. */
+static inline unsigned long long element_bits(const void* host, size_t i, size_t size) {
+  uint64_t bits = 0;
+  if (size == 4) {
+    uint32_t b;
+    memcpy(&b, (const char*)host + 4 * i, 4);
+    bits = b;
+  } else {
+    memcpy(&bits, (const char*)host + 8 * i, 8);
+  }
+  return (unsigned long long)bits;
+}
+
+/* A host array of len poisoned elements (poison_element). */
+static inline void* poisoned_array(size_t len, size_t size) {
+  void* host = malloc(len ? len * size : 1);
+  for (size_t i = 0; i < len; i++) poison_element(host, i, size);
+  return host;
+}
+
+/* A buffer of `bytes` holding host's bytes. */
+static inline cl_mem upload_raw(const void* host, size_t bytes) {
+  cl_int err;
+  cl_mem mem = clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes, (void*)host, &err);
+  if (err != CL_SUCCESS) { fprintf(stderr, "clCreateBuffer: %d\n", err); exit(1); }
+  return mem;
+}
+
+/* The first `bytes` of a buffer, read on `queue` (blocking). */
+static inline void download_raw(cl_mem mem, void* host, size_t bytes) {
+  cl_int err = clEnqueueReadBuffer(queue, mem, CL_TRUE, 0, bytes, host, 0, NULL, NULL);
+  if (err != CL_SUCCESS) { fprintf(stderr, "clEnqueueReadBuffer: %d\n", err); exit(1); }
+}
+
+/* Marks C's elements (every one of an m x n matrix at offset with leading dimension ld) in `inside`. */
+static inline void mark_c(char* inside, int layout, size_t m, size_t n, size_t offset, size_t ld) {
+  for (size_t i = 0; i < m; i++)
+    for (size_t j = 0; j < n; j++) inside[c_index(layout, offset, ld, i, j)] = 1;
+}
+
+/* Checks a whole C buffer of len elements after a call: each element marked in `inside` against
+ * `want` (|got - want| <= tol * (1 + |want|), never NaN), every other one (padding between lines,
+ * before the offset, past the end, between batch items) bit for bit against `before`. Reports the
+ * first bad element under `what`; returns whether all are right. */
+static inline int check_c_buffer(const char* what, const void* before, const void* after, const double* want,
+                                 const char* inside, size_t len, size_t size, double tol) {
+  for (size_t i = 0; i < len; i++) {
+    if (inside && inside[i]) {
+      double got = get_element(after, i, size), e = fabs(got - want[i]);
+      if (!(e <= tol * (1 + fabs(want[i])))) {
+        CHECK(0, "%s: C[%zu] = %g, want %g", what, i, got, want[i]);
+        return 0;
+      }
+    } else if (memcmp((const char*)before + i * size, (const char*)after + i * size, size) != 0) {
+      CHECK(0, "%s: element %zu outside C changed from %g (bits %llx) to %g (bits %llx)", what, i,
+            get_element(before, i, size), element_bits(before, i, size), get_element(after, i, size),
+            element_bits(after, i, size));
+      return 0;
+    }
+  }
+  CHECK(1, "%s", what);
+  return 1;
 }
 
 #endif
