@@ -61,19 +61,29 @@ pub(crate) struct Target<'a> {
 
 impl Program {
     /// Builds `source` for one device, through the binary cache: a cached binary that fails to
-    /// load or build is replaced by a fresh build from source.
-    pub(crate) fn build(target: &Target<'_>, name: &str, source: &str, options: &str) -> Result<Program> {
+    /// load or build, or lacks one of the `kernels` the caller needs, is deleted and replaced by a
+    /// fresh build from source.
+    pub(crate) fn build(
+        target: &Target<'_>,
+        name: &str,
+        source: &str,
+        options: &str,
+        kernels: &[&str],
+    ) -> Result<Program> {
         let key = BinaryCache::key(target.info, source, options);
         let options_c = CString::new(options).expect("build options hold no NUL");
         if let Some(binary) = target.cache.load(&key) {
             // SAFETY: context and device are valid for the engine's lifetime.
             if let Ok(raw) = unsafe { create_program_with_binary(target.context, &[target.device], &[&binary]) } {
                 let program = Program(raw);
-                if build_program(raw, &[target.device], &options_c, None, ptr::null_mut()).is_ok() {
+                if build_program(raw, &[target.device], &options_c, None, ptr::null_mut()).is_ok()
+                    && kernels.iter().all(|k| program.kernel(k).is_ok())
+                {
                     PROGRAMS_FROM_CACHE.fetch_add(1, Ordering::Relaxed);
                     return Ok(program);
                 }
             }
+            target.cache.remove(&key);
         }
         let raw = create_program_with_source(target.context, &[source]).map_err(cl("clCreateProgramWithSource"))?;
         let program = Program(raw);
@@ -160,12 +170,13 @@ pub fn variant_build_options(info: &DeviceInfo, precision: Precision) -> String 
 
 impl EntryPoints {
     fn build(target: &Target<'_>, id: &str, family: Family, source: &str, precision: Precision) -> Result<EntryPoints> {
-        let program = Program::build(target, id, source, &variant_build_options(target.info, precision))?;
+        let names =
+            [(false, false), (false, true), (true, false), (true, true)].map(|(a, b)| kernel_name(family, a, b));
+        let options = variant_build_options(target.info, precision);
+        let program = Program::build(target, id, source, &options, &names.each_ref().map(String::as_str))?;
         let mut kernels = Vec::with_capacity(4);
-        for a_along_m in [false, true] {
-            for b_along_n in [false, true] {
-                kernels.push(Mutex::new(program.kernel(&kernel_name(family, a_along_m, b_along_n))?));
-            }
+        for name in &names {
+            kernels.push(Mutex::new(program.kernel(name)?));
         }
         Ok(EntryPoints { program, kernels })
     }
