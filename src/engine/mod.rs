@@ -8,12 +8,13 @@ mod binary_cache;
 mod launch;
 pub(crate) mod launch_policy;
 mod program;
+mod retry;
 mod scratch;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock};
 
-use once_cell::sync::{Lazy, OnceCell};
+use once_cell::sync::Lazy;
 use opencl3::command_queue::{get_command_queue_info, CL_QUEUE_CONTEXT, CL_QUEUE_DEVICE};
 use opencl3::kernel::Kernel;
 use opencl3::types::{cl_command_queue, cl_context, cl_device_id, cl_event};
@@ -24,6 +25,7 @@ use self::program::Target;
 pub use self::program::{build_stats, BuildStats, CompiledVariant};
 #[cfg(feature = "tuning")]
 pub use self::program::{variant_build_options, KERNEL_TEMPLATES};
+use self::retry::Retrying;
 use self::scratch::BufferPool;
 use crate::cl::Program;
 use crate::codegen::ShapeFeatures;
@@ -37,7 +39,7 @@ impl CompiledVariant {
     /// beyond the device's work-group or local-memory limits.
     #[cfg(feature = "tuning")]
     pub fn build(engine: &Engine, variant: &crate::codegen::Variant, precision: Precision) -> Result<CompiledVariant> {
-        static RENDERER: OnceCell<crate::codegen::Renderer> = OnceCell::new();
+        static RENDERER: once_cell::sync::OnceCell<crate::codegen::Renderer> = once_cell::sync::OnceCell::new();
         let renderer = RENDERER.get_or_try_init(|| crate::codegen::Renderer::new(&program::KERNEL_TEMPLATES))?;
         let sources = renderer.render_sources(variant)?;
         let (split, unpacked) = (sources.split.as_deref(), sources.unpacked.as_deref());
@@ -56,8 +58,8 @@ impl CompiledVariant {
 /// The shipped set for one precision on one device: each variant built when first needed.
 struct CompiledSet {
     precision: Precision,
-    /// One cell per `VariantId`, filled on first need: the build, or why it failed.
-    variants: Vec<OnceCell<Result<CompiledVariant>>>,
+    /// One cell per `VariantId`, built on first need (a transient failure is retried later).
+    variants: Vec<Retrying<CompiledVariant>>,
     /// `scale_c`, for alpha = 0 or K = 0.
     scale: Mutex<Kernel>,
     _helpers: Program,
@@ -70,23 +72,26 @@ impl CompiledSet {
         let helpers =
             Program::build(&engine.target(), "helpers", HELPERS_SOURCE, precision.build_options(), &["scale_c"])?;
         let scale = Mutex::new(helpers.kernel("scale_c")?);
-        let variants = VariantId::ALL.iter().map(|_| OnceCell::new()).collect();
+        let variants = VariantId::ALL.iter().map(|_| Retrying::new()).collect();
         let set = CompiledSet { precision, variants, scale, _helpers: helpers };
         let reachable = dispatch::reachable(engine.info.class);
         set.build_all(engine, &reachable);
         if reachable.iter().all(|&id| set.variant(engine, id).is_err()) {
             set.build_all(engine, &VariantId::ALL);
             if VariantId::ALL.iter().all(|&id| set.variant(engine, id).is_err()) {
-                let first = set.variants.into_iter().next().and_then(OnceCell::into_inner).and_then(Result::err);
-                return Err(first.unwrap_or_else(|| Error::NoDevice("no variant built".into())));
+                // The first variant's failure stands for the set's (unless it just built after all).
+                if let Err(first) = set.variant(engine, VariantId::ALL[0]) {
+                    return Err(first);
+                }
             }
         }
         Ok(set)
     }
 
-    /// Variant `id` as built on this device (building it on first need), or why it did not build.
-    fn variant(&self, engine: &Engine, id: VariantId) -> &Result<CompiledVariant> {
-        self.variants[id.index()].get_or_init(|| {
+    /// Variant `id` as built on this device (building it on first need, or again once a transient
+    /// failure may have passed), or why it did not build.
+    fn variant(&self, engine: &Engine, id: VariantId) -> Result<&CompiledVariant> {
+        self.variants[id.index()].get_or_build(|| {
             let info = id.info();
             let built = CompiledVariant::from_source(
                 &engine.target(),
@@ -108,18 +113,19 @@ impl CompiledSet {
     }
 
     /// Builds the variants not built yet among `ids`: in parallel, or one after another where the
-    /// driver's compiler must not be entered from two threads ([`Engine::parallel_builds`]).
+    /// driver's compiler must not be entered from two threads ([`Engine::parallel_builds`]). A
+    /// failure is kept in the variant's cell (and warned of), for [`CompiledSet::variant`].
     fn build_all(&self, engine: &Engine, ids: &[VariantId]) {
         if !engine.parallel_builds() {
             for &id in ids {
-                self.variant(engine, id);
+                let _ = self.variant(engine, id);
             }
             return;
         }
         std::thread::scope(|s| {
             for &id in ids {
                 s.spawn(move || {
-                    self.variant(engine, id);
+                    let _ = self.variant(engine, id);
                 });
             }
         });
@@ -134,7 +140,7 @@ impl CompiledSet {
         std::iter::once(id)
             .chain(same_family)
             .chain(others)
-            .find_map(|v| self.variant(engine, v).as_ref().ok().map(|built| (v, built)))
+            .find_map(|v| self.variant(engine, v).ok().map(|built| (v, built)))
             .ok_or_else(|| Error::Unavailable {
                 what: id.to_string(),
                 reason: "no variant of the set builds here".into(),
@@ -149,14 +155,15 @@ pub struct Engine {
     /// The device's facts.
     pub info: DeviceInfo,
     cache: BinaryCache,
-    /// Each precision's set, or why it did not build (kept, so that later calls fail at once).
-    sets: [OnceCell<Result<CompiledSet>>; 2],
+    /// Each precision's set, or why it did not build (kept, so that later calls fail at once,
+    /// until a transient failure may have passed).
+    sets: [Retrying<CompiledSet>; 2],
     /// The scratch buffers of operands A and B copied transposed first, which all the set's
     /// variants share: each holds the largest copy a launch has needed, for the engine's life.
     transposed_copies: Arc<[BufferPool; 2]>,
 }
 
-// SAFETY: OpenCL contexts and device ids may be used from any thread; the sets are behind OnceCell.
+// SAFETY: OpenCL contexts and device ids may be used from any thread; the sets are built behind locks.
 unsafe impl Send for Engine {}
 unsafe impl Sync for Engine {}
 
@@ -191,7 +198,7 @@ impl Engine {
         unsafe { opencl3::context::context::retain_context(context) }.map_err(cl("clRetainContext"))?;
         let cache = BinaryCache::for_device(&info);
         let transposed_copies = Arc::new([BufferPool::new(false, 0), BufferPool::new(false, 0)]);
-        Ok(Engine { context, device, info, cache, sets: [OnceCell::new(), OnceCell::new()], transposed_copies })
+        Ok(Engine { context, device, info, cache, sets: [Retrying::new(), Retrying::new()], transposed_copies })
     }
 
     /// The engine of a (context, device), created on first use and kept until [`release_engines`].
@@ -236,7 +243,7 @@ impl Engine {
     }
 
     fn set(&self, precision: Precision) -> Result<&CompiledSet> {
-        self.sets[precision as usize].get_or_init(|| CompiledSet::build(self, precision)).as_ref().map_err(Error::again)
+        self.sets[precision as usize].get_or_build(|| CompiledSet::build(self, precision))
     }
 
     /// Releases the scratch buffers that large launches copy an operand transposed into
@@ -257,7 +264,8 @@ impl Engine {
     /// PoCL still compiles each kernel for its work-group shape at the kernel's first launch
     /// (about 2 s a kernel on a 2-core VM), and keeps that in its own cache for later processes.
     /// Where no variant of the set builds, the error is kept: every later call of that precision
-    /// returns it at once, without building again.
+    /// returns it at once, without building again; an OpenCL error while building (out of
+    /// resources, say) is kept for a second only, after which a call builds again.
     pub fn warm_up(&self, precision: Precision) -> Result<()> {
         self.set(precision).map(|_| ())
     }
@@ -282,7 +290,7 @@ impl Engine {
         set.build_all(self, &VariantId::ALL);
         Ok(VariantId::ALL
             .into_iter()
-            .filter_map(|id| set.variant(self, id).as_ref().err().filter(|e| keep(e)).map(|e| (id, e.to_string())))
+            .filter_map(|id| set.variant(self, id).err().filter(|e| keep(e)).map(|e| (id, e.to_string())))
             .collect())
     }
 
