@@ -5,9 +5,11 @@
 //! below the least, and an offset or leading dimension that overflows. Each call must return
 //! `Error::InvalidArgument` naming that argument and leave C bit for bit as it was: C's buffer is
 //! poisoned with NaNs whose payloads count its elements. The exact sizes run, and C must match the
-//! f64 reference inside and keep its poison outside (padding and offset included). The strided
-//! batch gets the same through its strides, and M, N, K and the batch count are tried at the
-//! largest value the kernels take and one past it. The C ABI's counterpart is
+//! f64 reference inside and keep its poison outside (padding and offset included); so must the
+//! valid extremes: a huge leading dimension of a one-line matrix, huge strides of a batch of one,
+//! alpha = 0 with A and B of any length, a batch of none. The strided batch gets the same through
+//! its strides, and M, N, K and the batch count are tried at the largest value the kernels take and
+//! one past it. The C ABI's counterpart is
 //! `tests/c/invalid_args_test.c` (run by `tests/capi.rs`).
 
 mod common;
@@ -243,6 +245,11 @@ fn cases_of(spec: GemmSpec, beta: f32) -> Vec<Case> {
             cases.push(case(format!("{ld_name} one past the buffer"), wide, ALPHA, exact, Some(buffer), Through::Both));
             let huge = set(spec, x, Field::Ld, usize::MAX / 2);
             cases.push(case(format!("{ld_name} overflows"), huge, ALPHA, exact, Some(buffer), Through::Both));
+        } else {
+            // The leading dimension of a matrix of one line steps to no element: any value at least
+            // the line's length is valid, and the kernels' 32-bit ints must not see it.
+            let huge = set(spec, x, Field::Ld, usize::MAX / 2);
+            cases.push(case(format!("{ld_name} huge on one line"), huge, ALPHA, exact, None, Through::Both));
         }
         if batched {
             let wider = set(spec, x, Field::Stride, stride + 1);
@@ -257,6 +264,11 @@ fn cases_of(spec: GemmSpec, beta: f32) -> Vec<Case> {
             let huge = set(spec, x, Field::Stride, usize::MAX / 2);
             cases.push(case(format!("{buffer}: stride overflows"), huge, ALPHA, exact, Some(buffer), Through::Both));
         }
+    }
+    if !batched {
+        // A batch of one item steps by no stride: any stride is valid.
+        let one = spec.with_batch(1, usize::MAX, usize::MAX / 2, usize::MAX);
+        cases.push(case("batch of 1 with huge strides".into(), one, ALPHA, exact, None, Through::Both));
     }
     if batched {
         // C's items one element closer than its span: items 0 and 1 share an element.

@@ -9,7 +9,8 @@
  * enums, NULL queues, C items that overlap, a batch count of 0, NULL arrays, and the limits of M, N,
  * K and the batch count. Each call must return its status code and leave C's buffer bit for bit as
  * it was (poisoned: NaNs whose payloads count the elements). The exact sizes must succeed: C against
- * the f64 reference, every element outside it still its poison.
+ * the f64 reference, every element outside it still its poison; so must a huge leading dimension of
+ * a one-line matrix and huge strides of a batch of one.
  * Prints the number of cases; exit status 0 when every check passes. */
 #include "fewfit.h"
 #include "common.h"
@@ -193,6 +194,26 @@ static void with_spec(const char* what, int form, const Spec* changed, const Dat
   expect_status(what, form, changed, d, -1, NULL, NULL, 0, want, &queue);
 }
 
+/* Runs s (whose C elements and results are d's) on d's A and B and a fresh copy of d's C, which
+ * must succeed: C right inside, every other element still its poison. */
+static void expect_success(const char* what, int form, const Spec* s, const Data* d) {
+  size_t bytes = d->len[2] * d->size;
+  cl_mem mems[3] = {d->exact[0], d->exact[1], upload_raw(d->c, bytes)};
+  int status = call(form, d->size, s, mems, &queue);
+  cases++;
+  char label[200];
+  snprintf(label, sizeof label, "%s %s %s: layout %d ta %d tb %d m %zu n %zu k %zu off %zu ld %zu/%zu/%zu beta %g",
+           d->size == 4 ? "S" : "D", FORM_NAMES[form], what, s->layout, s->ta, s->tb, s->m, s->n, s->k, s->off[0],
+           s->ld[0], s->ld[1], s->ld[2], s->beta);
+  CHECK(status == FewfitSuccess, "%s: status %d", label, status);
+  clFinish(queue);
+  void* after = malloc(bytes);
+  download_raw(mems[2], after, bytes);
+  check_c_buffer(label, d->c, after, d->want, d->inside, d->len[2], d->size, (d->size == 4 ? 1e-5 : 1e-12) * (s->k + 2));
+  clReleaseMemObject(mems[2]);
+  free(after);
+}
+
 /* Every case of one valid spec in one form and precision. */
 static void cross(const Spec* s, int form, size_t size) {
   Data d = prepare(s, size, form);
@@ -229,6 +250,11 @@ static void cross(const Spec* s, int form, size_t size) {
       c = *s, c.ld[x] = SIZE_MAX / 2;
       snprintf(label, sizeof label, "%s ld overflows", MATRIX_NAMES[x]);
       with_spec(label, form, &c, &d, INSUFFICIENT[x]);
+    } else {
+      /* The leading dimension of a matrix of one line steps to no element: any value is valid. */
+      c = *s, c.ld[x] = SIZE_MAX / 2;
+      snprintf(label, sizeof label, "%s ld huge on one line", MATRIX_NAMES[x]);
+      expect_success(label, form, &c, &d);
     }
     if (batched) {
       c = *s, c.stride[x] += 1;
@@ -276,18 +302,12 @@ static void cross(const Spec* s, int form, size_t size) {
     with_spec("C items coincide", form, &c, &d, FewfitInvalidValue);
   }
   /* The exact buffers: success, C right inside and unchanged outside. */
-  int status = call(form, size, s, d.exact, &queue);
-  cases++;
-  CHECK(status == FewfitSuccess, "%s exact: status %d", FORM_NAMES[form], status);
-  clFinish(queue);
-  void* after = malloc(d.len[2] * size);
-  download_raw(d.exact[2], after, d.len[2] * size);
-  char what[160];
-  snprintf(what, sizeof what, "%s %s exact: layout %d ta %d tb %d m %zu n %zu k %zu off %zu ld %zu/%zu/%zu beta %g",
-           size == 4 ? "S" : "D", FORM_NAMES[form], s->layout, s->ta, s->tb, s->m, s->n, s->k, s->off[0], s->ld[0],
-           s->ld[1], s->ld[2], s->beta);
-  check_c_buffer(what, d.c, after, d.want, d.inside, d.len[2], size, (size == 4 ? 1e-5 : 1e-12) * (s->k + 2));
-  free(after);
+  expect_success("exact", form, s, &d);
+  if (form == PLAIN) {
+    /* A strided batch of one item steps by no stride: any stride is valid. */
+    c = *s, c.stride[0] = SIZE_MAX, c.stride[1] = SIZE_MAX / 2, c.stride[2] = SIZE_MAX;
+    expect_success("batch of 1 with huge strides", STRIDED, &c, &d);
+  }
   release(&d);
 }
 
