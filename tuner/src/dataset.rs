@@ -1,10 +1,10 @@
 //! The sweep dataset: kernel-agnostic JSON Lines records of (device, shape, variant) timings, the
-//! loader that skips bad lines with counts, merging, and the dense time matrix that selection,
-//! training and evaluation work on. The format is documented in `variants/README.md`.
+//! loader that skips bad lines with counts, atomic saving, merging, and the dense time matrix that
+//! selection, training and evaluation work on. The format is documented in `variants/README.md`.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fs::File;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -241,15 +241,31 @@ pub struct RecordKey {
 pub struct LoadReport {
     /// Lines read (blank lines excluded).
     pub lines: usize,
-    /// Lines that were not a valid record (bad JSON, missing or impossible fields), skipped.
-    pub corrupt: usize,
+    /// Lines that were not a valid record (bad JSON, missing or impossible fields), skipped: where
+    /// each is (`file:line`) and why.
+    pub corrupt: Vec<String>,
     /// Exact repeats of a record already read, skipped.
     pub duplicates: usize,
 }
 
 impl std::fmt::Display for LoadReport {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} lines, {} corrupt skipped, {} duplicates skipped", self.lines, self.corrupt, self.duplicates)
+        /// How many corrupt lines are named; the rest are counted.
+        const NAMED: usize = 5;
+        write!(
+            f,
+            "{} lines, {} corrupt skipped, {} duplicates skipped",
+            self.lines,
+            self.corrupt.len(),
+            self.duplicates
+        )?;
+        if !self.corrupt.is_empty() {
+            write!(f, "; corrupt: {}", self.corrupt[..self.corrupt.len().min(NAMED)].join("; "))?;
+            if self.corrupt.len() > NAMED {
+                write!(f, "; and {} more", self.corrupt.len() - NAMED)?;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -262,81 +278,38 @@ pub struct Dataset {
 
 impl Dataset {
     /// Reads JSON Lines files, gzip-compressed where the name ends in `.gz` (every member of the
-    /// file, as `cat a.gz b.gz` joins them). Corrupt lines (a half-written last line after a crash,
-    /// say) and exact duplicates are skipped and counted; two records with the same key but different results
-    /// are a conflict and an error naming both places.
+    /// file, as `cat a.gz b.gz` joins them). Lines that are not a valid record (a half-written last
+    /// line after a crash, say) and exact duplicates are skipped and counted; two records with the
+    /// same key but different results are a conflict and an error naming both places. A file that
+    /// cannot be read or decompressed (a truncated or corrupt `.gz`) is an error naming it and the
+    /// line it stopped at.
     pub fn load(paths: &[PathBuf]) -> Result<(Dataset, LoadReport)> {
-        let mut report = LoadReport::default();
-        let mut set = Dataset::default();
-        let mut seen: HashMap<RecordKey, (usize, String)> = HashMap::new();
+        let mut loader = Loader::default();
         for path in paths {
             let file = File::open(path).map_err(|source| Error::Io { path: path.clone(), source })?;
-            let reader: Box<dyn BufRead> = if path.extension().is_some_and(|e| e == "gz") {
-                Box::new(BufReader::new(flate2::read::MultiGzDecoder::new(file)))
-            } else {
-                Box::new(BufReader::new(file))
-            };
-            for (i, line) in reader.lines().enumerate() {
-                let Ok(line) = line else {
-                    report.corrupt += 1;
-                    continue;
-                };
-                if line.trim().is_empty() {
-                    continue;
-                }
-                report.lines += 1;
-                let mut record: Record = match serde_json::from_str(&line) {
-                    Ok(r) => r,
-                    Err(_) => {
-                        report.corrupt += 1;
-                        continue;
-                    }
-                };
-                if record.check().is_err() {
-                    report.corrupt += 1;
-                    continue;
-                }
-                record.variant.fill_neutral_defaults();
-                let place = format!("{}:{}", path.display(), i + 1);
-                match seen.get(&record.key()) {
-                    Some((index, first)) => {
-                        if set.records[*index] == record {
-                            report.duplicates += 1;
-                        } else {
-                            return Err(Error::Conflict {
-                                first: first.clone(),
-                                second: place,
-                                key: describe(&record),
-                            });
-                        }
-                    }
-                    None => {
-                        seen.insert(record.key(), (set.records.len(), place));
-                        set.records.push(record);
-                    }
-                }
-            }
+            loader.read(path, file)?;
         }
-        Ok((set, report))
+        Ok((loader.set, loader.report))
     }
 
-    /// Writes the records as JSON Lines (gzip-compressed when the path ends in `.gz`).
+    /// Reads one dataset from `reader` as [`Dataset::load`] reads the file `path` (gzip where the
+    /// name ends in `.gz`); `path` only names it.
+    pub fn read(path: &Path, reader: impl Read) -> Result<(Dataset, LoadReport)> {
+        let mut loader = Loader::default();
+        loader.read(path, reader)?;
+        Ok((loader.set, loader.report))
+    }
+
+    /// Writes the records as JSON Lines (gzip-compressed when the path ends in `.gz`), atomically:
+    /// the file is either left as it was or holds every record ([`write_atomically`]).
     pub fn save(&self, path: &Path) -> Result<()> {
-        let io = |source| Error::Io { path: path.to_path_buf(), source };
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(io)?;
-        }
-        let file = File::create(path).map_err(io)?;
-        let mut out: Box<dyn Write> = if path.extension().is_some_and(|e| e == "gz") {
-            Box::new(flate2::write::GzEncoder::new(file, flate2::Compression::best()))
-        } else {
-            Box::new(std::io::BufWriter::new(file))
-        };
-        for r in &self.records {
-            serde_json::to_writer(&mut out, r).map_err(|e| io(e.into()))?;
-            out.write_all(b"\n").map_err(io)?;
-        }
-        out.flush().map_err(io)
+        write_atomically(path, |out| {
+            for r in &self.records {
+                serde_json::to_writer(&mut *out, r)?;
+                out.write_all(b"\n")?;
+            }
+            Ok(())
+        })
     }
 
     /// The time matrix of one precision: every (device, shape) problem against every configuration.
@@ -365,6 +338,95 @@ impl Dataset {
 
 fn describe(r: &Record) -> String {
     format!("{} {} {} {}", r.device.label(), r.shape(), r.precision, r.variant.id())
+}
+
+/// Whether a dataset's path names a gzip-compressed file.
+pub(crate) fn is_gzip(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "gz")
+}
+
+/// Loads datasets one after another into one set with unique keys.
+#[derive(Default)]
+struct Loader {
+    set: Dataset,
+    report: LoadReport,
+    /// Each key read, with the index of its record and where it was read (`file:line`).
+    seen: HashMap<RecordKey, (usize, String)>,
+}
+
+impl Loader {
+    /// Reads the lines of one file. A line that is not a valid record is skipped and named; a read
+    /// or decompression error ends the file at once with an error naming it and the line.
+    fn read(&mut self, path: &Path, reader: impl Read) -> Result<()> {
+        let mut reader: Box<dyn BufRead> = if is_gzip(path) {
+            Box::new(BufReader::new(flate2::read::MultiGzDecoder::new(reader)))
+        } else {
+            Box::new(BufReader::new(reader))
+        };
+        let mut line = Vec::new();
+        for number in 1.. {
+            line.clear();
+            match reader.read_until(b'\n', &mut line) {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(source) => return Err(Error::Read { path: path.into(), line: number, source }),
+            }
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            self.report.lines += 1;
+            let place = format!("{}:{number}", path.display());
+            let parsed = serde_json::from_slice::<Record>(&line).map_err(|e| e.to_string());
+            match parsed.and_then(|r| r.check().map(|_| r)) {
+                Ok(record) => self.add(record, place)?,
+                Err(why) => self.report.corrupt.push(format!("{place} ({why})")),
+            }
+        }
+        Ok(())
+    }
+
+    /// Adds a record read at `place`: an exact repeat is counted, a conflicting one refused.
+    fn add(&mut self, mut record: Record, place: String) -> Result<()> {
+        record.variant.fill_neutral_defaults();
+        match self.seen.get(&record.key()) {
+            Some((index, _)) if self.set.records[*index] == record => self.report.duplicates += 1,
+            Some((_, first)) => {
+                return Err(Error::Conflict { first: first.clone(), second: place, key: describe(&record) })
+            }
+            None => {
+                self.seen.insert(record.key(), (self.set.records.len(), place));
+                self.set.records.push(record);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Writes a file whole or not at all: `write` fills a temporary file in the same directory
+/// (through a gzip encoder when the path ends in `.gz`), which is synced and then renamed over
+/// `path`. A crash or error on the way leaves `path` as it was.
+pub(crate) fn write_atomically(path: &Path, write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<()> {
+    let io = |source| Error::Io { path: path.to_path_buf(), source };
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(io)?;
+    let name = path.file_name().map_or_else(|| "dataset".into(), |n| n.to_string_lossy().into_owned());
+    let prefix = format!(".{name}.");
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).suffix(".tmp");
+    // Read and write for everyone the umask allows, as `File::create` makes files (not 0600).
+    #[cfg(unix)]
+    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+    let mut temp = builder.tempfile_in(dir).map_err(io)?;
+    let mut buffered = std::io::BufWriter::new(temp.as_file_mut());
+    if is_gzip(path) {
+        let mut gz = flate2::write::GzEncoder::new(&mut buffered, flate2::Compression::best());
+        write(&mut gz).and_then(|_| gz.finish()).map_err(io)?;
+    } else {
+        write(&mut buffered).map_err(io)?;
+    }
+    buffered.into_inner().map_err(|e| io(e.into_error()))?.sync_all().map_err(io)?;
+    temp.persist(path).map_err(|e| io(e.error))?;
+    Ok(())
 }
 
 /// One (device, shape) pair: a row of the matrix.
@@ -515,7 +577,85 @@ mod tests {
         let f = write(&[a.clone(), "{\"device\": 3".into(), b, a, "{}".into()]);
         let (set, report) = Dataset::load(&[f.path().to_path_buf()]).unwrap();
         assert_eq!(set.records.len(), 2);
-        assert_eq!(report, LoadReport { lines: 5, corrupt: 2, duplicates: 1 });
+        assert_eq!((report.lines, report.corrupt.len(), report.duplicates), (5, 2, 1));
+        // Each corrupt line is named, file:line and why.
+        let name = f.path().display().to_string();
+        assert!(report.corrupt[0].starts_with(&format!("{name}:2 (")), "{:?}", report.corrupt);
+        assert!(report.corrupt[1].starts_with(&format!("{name}:5 (missing field")), "{:?}", report.corrupt);
+        let shown = report.to_string();
+        assert!(shown.starts_with("5 lines, 2 corrupt skipped, 1 duplicates skipped; corrupt: "), "{shown}");
+        assert!(shown.contains(&format!("{name}:2")) && shown.contains(&format!("{name}:5")), "{shown}");
+    }
+
+    #[test]
+    fn a_line_that_is_not_utf8_is_a_corrupt_line_not_a_read_error() {
+        let a = serde_json::to_string(&record(4, 1, 2.0)).unwrap();
+        let text = [b"\xff\xfe{\n".as_slice(), a.as_bytes(), b"\n"].concat();
+        let (set, report) = Dataset::read(Path::new("x.jsonl"), &text[..]).unwrap();
+        assert_eq!((set.records.len(), report.corrupt.len()), (1, 1));
+        assert!(report.corrupt[0].starts_with("x.jsonl:1 "), "{:?}", report.corrupt);
+    }
+
+    /// Two records in two gzip members, and the byte offset where the second member starts.
+    fn two_members() -> (Vec<u8>, usize) {
+        let member = |r: &Record| {
+            let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+            gz.write_all((serde_json::to_string(r).unwrap() + "\n").as_bytes()).unwrap();
+            gz.finish().unwrap()
+        };
+        let first = member(&record(4, 1, 2.0));
+        (([first.clone(), member(&record(5, 1, 2.5))]).concat(), first.len())
+    }
+
+    #[test]
+    fn a_truncated_gzip_is_an_error_naming_file_and_line_at_once() {
+        let (bytes, boundary) = two_members();
+        let path = Path::new("d.jsonl.gz");
+        for cut in 0..bytes.len() {
+            let start = std::time::Instant::now();
+            match Dataset::read(path, &bytes[..cut]) {
+                Ok((set, _)) => assert!(cut == 0 || cut == boundary, "cut at {cut}: {} records", set.records.len()),
+                // A member's line decodes before the check of its trailer fails: the error then
+                // comes at the next line.
+                Err(Error::Read { path: p, line, .. }) => {
+                    assert_eq!(p, path);
+                    let first = if cut < boundary { 1 } else { 2 };
+                    assert!(line == first || line == first + 1, "cut at {cut}: line {line}");
+                }
+                Err(e) => panic!("cut at {cut}: {e}"),
+            }
+            assert!(start.elapsed() < std::time::Duration::from_secs(1), "cut at {cut} took {:?}", start.elapsed());
+        }
+        let e = Dataset::read(path, &bytes[..boundary + 12]).unwrap_err().to_string();
+        assert!(e.starts_with("d.jsonl.gz:2: cannot read"), "{e}");
+        // Corrupt, not truncated: an error too.
+        let mut flipped = bytes.clone();
+        flipped[boundary / 2] ^= 0x55;
+        assert!(matches!(Dataset::read(path, &flipped[..]), Err(Error::Read { .. })));
+    }
+
+    #[test]
+    fn save_replaces_the_file_whole_and_leaves_no_temporary_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("d.jsonl");
+        std::fs::write(&path, "old\n").unwrap();
+        let set = Dataset { records: vec![record(4, 1, 2.0), record(5, 1, 2.5)] };
+        set.save(&path).unwrap();
+        assert_eq!(Dataset::load(std::slice::from_ref(&path)).unwrap().0.records, set.records);
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names, ["d.jsonl"]);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let created = dir.path().join("created");
+            File::create(&created).unwrap();
+            let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode();
+            assert_eq!(mode(&path), mode(&created), "a saved dataset is not private to its owner");
+        }
+        // Into a directory that does not exist yet.
+        let nested = dir.path().join("a/b/d.jsonl.gz");
+        set.save(&nested).unwrap();
+        assert_eq!(Dataset::load(&[nested]).unwrap().0.records, set.records);
     }
 
     #[test]
@@ -566,7 +706,7 @@ mod tests {
         bad.device.layout = Some("XY".into());
         let lines = [&record(4, 1, 2.0), &nt, &bad].map(|r| serde_json::to_string(r).unwrap());
         let (set, report) = Dataset::load(&[write(&lines).path().to_path_buf()]).unwrap();
-        assert_eq!((set.records.len(), report.corrupt), (2, 1));
+        assert_eq!((set.records.len(), report.corrupt.len()), (2, 1));
         let m = set.matrix("f32");
         let along_k: Vec<u64> = (0..m.problems.len()).map(|r| m.kernel_features(r).operands_along_k).collect();
         assert_eq!(along_k, [1, 2]);
@@ -595,7 +735,7 @@ mod tests {
         set.save(&path).unwrap();
         let (back, report) = Dataset::load(&[path]).unwrap();
         assert_eq!(back.records, set.records);
-        assert_eq!(report.corrupt, 0);
+        assert!(report.corrupt.is_empty());
     }
 
     #[test]

@@ -13,6 +13,17 @@ pub enum Error {
         /// The cause.
         source: std::io::Error,
     },
+    /// A dataset could not be read or decompressed from a line on (a truncated or corrupt `.gz`):
+    /// nothing after that point can be trusted, so the file is not read further.
+    #[error("{path}:{line}: cannot read the file from this line on (truncated or corrupt?): {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The line (from 1) being read when the error came.
+        line: usize,
+        /// The cause.
+        source: std::io::Error,
+    },
     /// A file's content is not what the command expects.
     #[error("{path}: {reason}")]
     Parse {

@@ -1,10 +1,12 @@
 //! The sweep: compile each variant of a space once on a device, check it against an f64 reference,
 //! then time it on every shape, appending one record per (variant, shape) as it goes. A sweep that
 //! is stopped (Ctrl-C, crash, time budget) resumes where it stopped: what is in the output file is
-//! never measured again, and a half-written last line is cut off before appending.
+//! never measured again, and a half-written last line is cut off before appending. A `.gz` output
+//! gets one gzip member per record while the sweep runs (of a member cut short at the end, what
+//! decodes is kept) and is rewritten as a single member when the sweep ends.
 
 use std::collections::{BTreeMap, HashSet};
-use std::fs::OpenOptions;
+use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -16,7 +18,7 @@ use opencl3::types::CL_BLOCKING;
 use rand::{Rng, SeedableRng};
 use sha2::{Digest, Sha256};
 
-use super::dataset::{Config, Dataset, DeviceRecord, Record, RecordKey, Shape, Times};
+use super::dataset::{is_gzip, write_atomically, Config, Dataset, DeviceRecord, Record, RecordKey, Shape, Times};
 use super::error::{Error, Result};
 use fewfit::tuning::CompiledVariant;
 use fewfit::{DefaultDevice, Element, Engine, GemmSpec, Layout, Precision, Transpose};
@@ -248,7 +250,8 @@ fn sweep_spec(m: usize, n: usize, k: usize, plan: &Plan) -> GemmSpec {
     GemmSpec::new(Layout::RowMajor, flag(plan.transpose_a), flag(plan.transpose_b), m, n, k)
 }
 
-/// Sweeps `variants` × `shapes` of one precision on a device, appending to `out`.
+/// Sweeps `variants` × `shapes` of one precision on a device, appending to `out` (a `.gz` output is
+/// compressed again as one gzip member at the end, [`compact_gzip`]).
 pub fn sweep<T: SweepElement>(
     device: &DefaultDevice,
     variants: &[Variant],
@@ -346,6 +349,10 @@ pub fn sweep<T: SweepElement>(
         }
     }
     bar.finish_and_clear();
+    drop(recorder);
+    if is_gzip(out) && summary.measured > 0 {
+        compact_gzip(out)?;
+    }
     Ok(summary)
 }
 
@@ -408,11 +415,17 @@ fn fitting_shapes(shapes: &[Shape], element_bytes: u64, max_alloc_bytes: u64) ->
     (kept, skipped)
 }
 
+/// The records already in a sweep's output, after cutting off what a killed sweep left half
+/// written.
 fn load_existing(out: &Path) -> Result<Dataset> {
     if !out.exists() {
         return Ok(Dataset::default());
     }
-    truncate_partial_line(out)?;
+    if is_gzip(out) {
+        mend_gzip(out)?;
+    } else {
+        truncate_partial_line(out)?;
+    }
     Ok(Dataset::load(&[out.to_path_buf()])?.0)
 }
 
@@ -429,10 +442,68 @@ fn truncate_partial_line(path: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Appends records to a JSON Lines file, each flushed whole before the next is measured.
+/// The first bytes of every gzip member: ID1, ID2, and CM (deflate).
+const GZIP_MAGIC: [u8; 3] = [0x1f, 0x8b, 0x08];
+
+/// Mends a gzip dataset that ends in a member cut short (a sweep killed while appending a record's
+/// member, a crash while saving one member of many lines): its complete lines, those of the member
+/// cut short included, are written again as one member, atomically. Other damage (a member that is
+/// corrupt rather than cut short, bytes that are not gzip) is an error that changes nothing:
+/// appending after it would lose the records behind it.
+fn mend_gzip(path: &Path) -> Result<()> {
+    let bytes = std::fs::read(path).map_err(|source| Error::Io { path: path.into(), source })?;
+    let mut rest = &bytes[..];
+    while !rest.is_empty() {
+        let mut member = flate2::bufread::GzDecoder::new(rest);
+        match std::io::copy(&mut member, &mut std::io::sink()) {
+            Ok(_) => rest = member.into_inner(),
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof && is_one_partial_member(rest) => {
+                // Decoding stops at the cut with an error, after giving all it could decode.
+                let mut text = Vec::new();
+                flate2::read::MultiGzDecoder::new(&bytes[..]).read_to_end(&mut text).ok();
+                text.truncate(text.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1));
+                return write_atomically(path, |out| out.write_all(&text));
+            }
+            Err(e) => {
+                return Err(Error::Parse {
+                    path: path.into(),
+                    reason: format!(
+                        "damaged gzip data at byte {}: {e}; a sweep does not append to it (move it aside)",
+                        bytes.len() - rest.len()
+                    ),
+                })
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether the bytes that end a gzip file, cut short, can be a single member cut short: they start
+/// as a member does, and no complete member starts in them (as one would after a member whose
+/// damaged header reads on to the end of the file).
+fn is_one_partial_member(tail: &[u8]) -> bool {
+    let member_at = |i: usize| {
+        tail[i..].starts_with(&GZIP_MAGIC)
+            && std::io::copy(&mut flate2::bufread::GzDecoder::new(&tail[i..]), &mut std::io::sink()).is_ok()
+    };
+    GZIP_MAGIC.starts_with(&tail[..tail.len().min(GZIP_MAGIC.len())]) && !(1..tail.len()).any(member_at)
+}
+
+/// Rewrites a gzip dataset that a sweep appended to (one member per record) as a single member,
+/// compressed as [`Dataset::save`] compresses, atomically: the same lines in a fraction of the bytes.
+fn compact_gzip(path: &Path) -> Result<()> {
+    let file = File::open(path).map_err(|source| Error::Io { path: path.into(), source })?;
+    let mut lines = flate2::read::MultiGzDecoder::new(std::io::BufReader::new(file));
+    write_atomically(path, |out| std::io::copy(&mut lines, out).map(drop))
+}
+
+/// Appends records to a dataset as they are measured, each flushed whole before the next is
+/// measured: a JSON line, or for a `.gz` file a gzip member holding the line, so a killed sweep
+/// leaves at most one incomplete line or member at the end.
 struct Appender {
     path: PathBuf,
-    file: std::fs::File,
+    file: File,
+    gzip: bool,
 }
 
 impl Appender {
@@ -443,16 +514,20 @@ impl Appender {
         }
         let mut file = OpenOptions::new().create(true).append(true).open(path).map_err(io)?;
         file.seek(SeekFrom::End(0)).map_err(io)?;
-        Ok(Appender { path: path.into(), file })
+        Ok(Appender { path: path.into(), file, gzip: is_gzip(path) })
     }
 
     fn append(&mut self, record: &Record) -> Result<()> {
-        let mut line = serde_json::to_string(record).expect("records serialise");
-        line.push('\n');
-        self.file
-            .write_all(line.as_bytes())
-            .and_then(|_| self.file.flush())
-            .map_err(|source| Error::Io { path: self.path.clone(), source })
+        let io = |source| Error::Io { path: self.path.clone(), source };
+        let mut line = serde_json::to_vec(record).expect("records serialise");
+        line.push(b'\n');
+        let bytes = if self.gzip {
+            let mut member = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+            member.write_all(&line).and_then(|_| member.finish()).map_err(io)?
+        } else {
+            line
+        };
+        self.file.write_all(&bytes).and_then(|_| self.file.flush()).map_err(io)
     }
 }
 
@@ -741,6 +816,83 @@ mod tests {
             std::fs::write(&path, bad).unwrap();
             assert!(read_shape_weights(&path).is_err(), "{bad:?}");
         }
+    }
+
+    /// A gzip member holding `text`.
+    fn member(text: &str) -> Vec<u8> {
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        gz.write_all(text.as_bytes()).unwrap();
+        gz.finish().unwrap()
+    }
+
+    fn gunzip(path: &Path) -> String {
+        let mut text = String::new();
+        flate2::read::MultiGzDecoder::new(File::open(path).unwrap()).read_to_string(&mut text).unwrap();
+        text
+    }
+
+    #[test]
+    fn a_gzip_member_cut_short_at_the_end_is_mended_and_other_damage_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("d.jsonl.gz");
+        let whole = [member("{\"a\":1}\n"), member("{\"b\":2}\n")].concat();
+        let last = member("{\"c\":3}\n");
+        std::fs::write(&path, &whole).unwrap();
+        mend_gzip(&path).unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), whole, "a whole file was rewritten");
+        for cut in 1..last.len() {
+            std::fs::write(&path, [&whole[..], &last[..cut]].concat()).unwrap();
+            mend_gzip(&path).unwrap();
+            // The last line decodes whole where only (part of) its member's trailer is missing.
+            let text = gunzip(&path);
+            assert!(
+                text == "{\"a\":1}\n{\"b\":2}\n" || text == "{\"a\":1}\n{\"b\":2}\n{\"c\":3}\n",
+                "cut at {cut}: {text}"
+            );
+        }
+        // One member of many lines cut short (a crash while saving): the lines it held before the
+        // cut are kept.
+        let lines: Vec<String> = (0..2000).map(|i| format!("{{\"record\":{i},\"t\":{}}}\n", i * 7919 % 1000)).collect();
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        gz.write_all(lines.concat().as_bytes()).unwrap();
+        let saved = gz.finish().unwrap();
+        std::fs::write(&path, &saved[..saved.len() / 2]).unwrap();
+        mend_gzip(&path).unwrap();
+        let kept: Vec<String> = gunzip(&path).split_inclusive('\n').map(String::from).collect();
+        assert!(kept.len() > lines.len() / 4 && kept.len() < lines.len(), "{} lines kept", kept.len());
+        assert_eq!(kept[..], lines[..kept.len()]);
+        // A corrupt member in the middle, bytes that are not gzip (plain lines appended, short or
+        // long), a member whose header is damaged so that it reads on into the next: refused, the
+        // file unchanged.
+        let mut corrupt = [&whole[..], &last[..]].concat();
+        corrupt[whole.len() / 4 + 12] ^= 0x55;
+        let mut extra = [&whole[..], &last[..]].concat();
+        extra[3] = 0x04; // FLG.FEXTRA: the next two bytes give the length of an extra field
+        extra[10..12].copy_from_slice(&1000u16.to_le_bytes());
+        let plain = |line: &[u8]| [&whole[..], line].concat();
+        for bad in [corrupt, extra, plain(b"{}\n"), plain(b"{\"c\":3, \"d\": 4}\n")] {
+            std::fs::write(&path, &bad).unwrap();
+            let e = mend_gzip(&path).unwrap_err().to_string();
+            assert!(e.contains("damaged gzip data at byte"), "{e}");
+            assert_eq!(std::fs::read(&path).unwrap(), bad);
+        }
+    }
+
+    #[test]
+    fn compacting_keeps_the_lines_in_one_member() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("d.jsonl.gz");
+        let lines: Vec<String> =
+            (0..50).map(|i| format!("{{\"record\":{i},\"padding\":\"{}\"}}\n", "x".repeat(40))).collect();
+        let members: Vec<u8> = lines.iter().flat_map(|l| member(l)).collect();
+        std::fs::write(&path, &members).unwrap();
+        compact_gzip(&path).unwrap();
+        let compact = std::fs::read(&path).unwrap();
+        assert_eq!(gunzip(&path), lines.concat());
+        assert!(compact.len() * 10 < members.len(), "{} bytes of {}", compact.len(), members.len());
+        let mut one = flate2::bufread::GzDecoder::new(&compact[..]);
+        std::io::copy(&mut one, &mut std::io::sink()).unwrap();
+        assert!(one.into_inner().is_empty(), "more than one member");
     }
 
     #[test]

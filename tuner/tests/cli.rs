@@ -13,7 +13,7 @@ mod common;
 use common::snapshot;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
@@ -155,9 +155,22 @@ fn summary(ran: &Ran) -> Summary {
 // Datasets
 // ---------------------------------------------------------------------------------------------
 
+/// The text of a dataset, decompressed where the name ends in `.gz`; damage fails the test.
+fn dataset_text(path: &Path) -> String {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut text = String::new();
+    if path.extension().is_some_and(|e| e == "gz") {
+        flate2::read::MultiGzDecoder::new(&bytes[..]).read_to_string(&mut text)
+    } else {
+        bytes.as_slice().read_to_string(&mut text)
+    }
+    .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text
+}
+
 /// Every line of a dataset as JSON; a line that does not parse fails the test.
 fn records(path: &Path) -> Vec<Value> {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let text = dataset_text(path);
     assert!(text.is_empty() || text.ends_with('\n'), "{}: last line is not terminated", path.display());
     text.lines()
         .enumerate()
@@ -454,8 +467,32 @@ fn transposed_sweeps_keep_their_records_apart_from_nn() {
     assert_eq!(records(&merged).len(), 4 * PAIRS);
 }
 
-#[test]
-fn killed_sweep_loses_nothing_and_measures_nothing_twice() {
+/// The complete lines a sweep has written to `path` so far: for a `.gz` file, those of the gzip
+/// members that decode whole (one per record while the sweep runs).
+fn written_lines(path: &Path) -> Vec<String> {
+    let bytes = std::fs::read(path).unwrap_or_default();
+    let text = if path.extension().is_some_and(|e| e == "gz") {
+        let (mut text, mut rest) = (String::new(), &bytes[..]);
+        while !rest.is_empty() {
+            let mut member = flate2::bufread::GzDecoder::new(rest);
+            let mut line = String::new();
+            if member.read_to_string(&mut line).is_err() {
+                break;
+            }
+            text.push_str(&line);
+            rest = member.into_inner();
+        }
+        text
+    } else {
+        String::from_utf8(bytes).unwrap()
+    };
+    lines_with_ends(&text).into_iter().map(str::to_string).collect()
+}
+
+/// A sweep into `name`, killed (SIGKILL) once it has written a few records, with half a record
+/// then added at the end as a crash in the middle of a write leaves it, and run again: the records
+/// written before the kill are kept, the rest measured, none twice.
+fn killed_sweep_resumes(name: &str) {
     let dir = tempfile::tempdir().unwrap();
     let (space, _) = write_inputs(dir.path());
     // Shapes large enough that timing them all takes a few seconds after the first record.
@@ -463,7 +500,8 @@ fn killed_sweep_loses_nothing_and_measures_nothing_twice() {
     let list: Vec<(u64, u64, u64)> = (0..24u64).map(|i| (96 + 16 * i, 64 + 8 * i, 80 + 24 * i)).collect();
     std::fs::write(&shapes, list.iter().map(|(m, n, k)| format!("{m} {n} {k}\n")).collect::<String>()).unwrap();
     let total = VARIANTS * list.len();
-    let data = dir.path().join("big.jsonl");
+    let data = dir.path().join(name);
+    let gzip = name.ends_with(".gz");
 
     let mut child = sweep(dir.path(), &space, &shapes, &data, &[])
         .stdin(Stdio::null())
@@ -473,7 +511,7 @@ fn killed_sweep_loses_nothing_and_measures_nothing_twice() {
         .expect("fewfit starts");
     let start = Instant::now();
     loop {
-        let written = std::fs::read(&data).map(|b| b.iter().filter(|&&c| c == b'\n').count()).unwrap_or(0);
+        let written = written_lines(&data).len();
         if written >= 3 {
             break;
         }
@@ -488,16 +526,22 @@ fn killed_sweep_loses_nothing_and_measures_nothing_twice() {
     }
     child.kill().expect("SIGKILL"); // Child::kill sends SIGKILL on Unix.
     child.wait().unwrap();
-    let killed = std::fs::read_to_string(&data).unwrap();
-    let kept: Vec<String> = lines_with_ends(&killed).into_iter().map(str::to_string).collect();
+    let killed = std::fs::read(&data).unwrap();
+    let kept = written_lines(&data);
     assert!(
         kept.len() >= 3 && kept.len() < total,
         "the kill did not interrupt the sweep ({} of {total} records written); lengthen the shape list",
         kept.len()
     );
-    // A crash in the middle of writing a record: half a line, no newline.
-    let half = &kept[0][..kept[0].len() / 2];
-    std::fs::OpenOptions::new().append(true).open(&data).unwrap().write_all(half.as_bytes()).unwrap();
+    // A crash in the middle of writing a record: half a line, no newline, or half a gzip member.
+    let whole = if gzip {
+        let mut member = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        member.write_all(kept[0].as_bytes()).unwrap();
+        member.finish().unwrap()
+    } else {
+        kept[0].as_bytes().to_vec()
+    };
+    std::fs::OpenOptions::new().append(true).open(&data).unwrap().write_all(&whole[..whole.len() / 2]).unwrap();
 
     let rerun = ok(&mut sweep(dir.path(), &space, &shapes, &data, &[]));
     let s = summary(&rerun);
@@ -507,10 +551,26 @@ fn killed_sweep_loses_nothing_and_measures_nothing_twice() {
         "{}",
         rerun.both()
     );
-    let text = std::fs::read_to_string(&data).unwrap();
+    let text = dataset_text(&data);
     let lines = lines_with_ends(&text);
     assert_eq!(lines.len(), total, "records after the rerun");
     assert_eq!(&lines[..kept.len()], &kept[..], "the records written before the kill changed");
+    if gzip {
+        // Compressed again as one member at the end: fewer bytes a record than a member per record.
+        let after = std::fs::read(&data).unwrap();
+        let mut one = flate2::bufread::GzDecoder::new(&after[..]);
+        std::io::copy(&mut one, &mut std::io::sink()).unwrap();
+        assert!(one.into_inner().is_empty(), "the finished sweep left more than one gzip member");
+        assert!(
+            after.len() / total < killed.len() / kept.len(),
+            "{} bytes for {total} records, {} for {}",
+            after.len(),
+            killed.len(),
+            kept.len()
+        );
+    } else {
+        assert_eq!(&text.as_bytes()[..killed.len()], &killed[..], "the file before the kill was rewritten");
+    }
     let recs = records(&data); // also: every line parses, so the half line was cut
     assert_eq!(keys(&recs).len(), total, "a pair was measured twice");
     recs.iter().for_each(assert_measured);
@@ -518,6 +578,67 @@ fn killed_sweep_loses_nothing_and_measures_nothing_twice() {
     let ids: BTreeSet<String> = recs.iter().map(variant_id).collect();
     assert_eq!((pairs.len(), ids.len()), (total, VARIANTS));
     assert_eq!(recs.iter().map(shape).collect::<BTreeSet<_>>(), list.into_iter().collect());
+}
+
+#[test]
+fn killed_sweep_loses_nothing_and_measures_nothing_twice() {
+    killed_sweep_resumes("big.jsonl");
+}
+
+#[test]
+fn killed_gzip_sweep_loses_nothing_and_measures_nothing_twice() {
+    killed_sweep_resumes("big.jsonl.gz");
+}
+
+#[test]
+fn gzip_sweep_resumes_a_saved_dataset_and_keeps_what_decodes_of_a_truncated_one() {
+    let t = tiny();
+    let (dir, data) = with_tiny_copy();
+    let dir = dir.path();
+    let gz = dir.join("tiny.jsonl.gz");
+    ok(fewfit(dir).arg("merge").arg(&data).arg("--out").arg(&gz));
+    let saved = std::fs::read(&gz).unwrap();
+    // A grown space on the merged (one-member) dataset: only the new variant's pairs measured, after
+    // the others.
+    let grown = dir.join("grown.json");
+    std::fs::write(&grown, SPACE.replace(r#""KDIMD": [8]"#, r#""KDIMD": [8, 16]"#)).unwrap();
+    let n = SHAPE_LIST.len();
+    let more = ok(&mut sweep(dir, &grown, &t.shapes, &gz, &[]));
+    assert_eq!(summary(&more), Summary { measured: n, invalid: 0, resumed: PAIRS, left: 0 }, "{}", more.both());
+    let recs = records(&gz);
+    assert_eq!(&recs[..PAIRS], &records(&data)[..]);
+    assert_eq!(keys(&recs).len(), PAIRS + n);
+    // Nothing left: the file is left as it is.
+    let done = std::fs::read(&gz).unwrap();
+    let again = ok(&mut sweep(dir, &grown, &t.shapes, &gz, &[]));
+    assert_eq!(summary(&again).measured, 0, "{}", again.both());
+    assert_eq!(std::fs::read(&gz).unwrap(), done);
+
+    // The merged dataset cut short (a crash while an older fewfit saved it): loading it fails at
+    // once, naming the file and line; a sweep keeps the records that decode and measures the rest.
+    let cut = dir.join("cut.jsonl.gz");
+    std::fs::write(&cut, &saved[..saved.len() * 2 / 3]).unwrap();
+    let refused = fails(fewfit(dir).arg("merge").arg(&cut).arg("--out").arg(dir.join("m.jsonl")));
+    assert!(
+        refused.stderr.contains(&format!("{}:", cut.display())) && refused.stderr.contains("cannot read"),
+        "{}",
+        refused.both()
+    );
+    let resumed = ok(&mut sweep(dir, &t.space, &t.shapes, &cut, &[]));
+    let s = summary(&resumed);
+    assert!(s.resumed > 0 && s.resumed < PAIRS, "{}", resumed.both());
+    assert_eq!(s.measured, PAIRS - s.resumed, "{}", resumed.both());
+    let recs = records(&cut);
+    assert_eq!(&recs[..s.resumed], &records(&data)[..s.resumed], "the records that decoded changed");
+    assert_eq!(keys(&recs), keys(&records(&data)));
+
+    // Plain lines appended to a gzip dataset (what an older fewfit did on resume): refused, unchanged.
+    let mut mixed = saved.clone();
+    mixed.extend_from_slice(&std::fs::read(&data).unwrap());
+    std::fs::write(&gz, &mixed).unwrap();
+    let ran = fails(&mut sweep(dir, &t.space, &t.shapes, &gz, &[]));
+    assert!(ran.stderr.contains("damaged gzip data at byte"), "{}", ran.both());
+    assert_eq!(std::fs::read(&gz).unwrap(), mixed);
 }
 
 #[test]
