@@ -7,6 +7,7 @@ use std::ptr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+use opencl3::error_codes::CL_BUILD_PROGRAM_FAILURE;
 use opencl3::kernel::Kernel;
 use opencl3::program::{
     build_program, create_program_with_binary, create_program_with_source, get_program_build_info, CL_PROGRAM_BUILD_LOG,
@@ -21,6 +22,7 @@ use crate::codegen::render::kernel_name;
 use crate::codegen::{Family, Geometry, PackA, Variant};
 use crate::device::DeviceInfo;
 use crate::error::{cl, Error, Result};
+use crate::fault::{self, FaultPoint};
 use crate::spec::Precision;
 
 static PROGRAMS_COMPILED: AtomicU64 = AtomicU64::new(0);
@@ -88,10 +90,20 @@ impl Program {
         let raw = create_program_with_source(target.context, &[source]).map_err(cl("clCreateProgramWithSource"))?;
         let program = Program(raw);
         PROGRAMS_COMPILED.fetch_add(1, Ordering::Relaxed);
-        if build_program(raw, &[target.device], &options_c, None, ptr::null_mut()).is_err() {
+        let built = match fault::injected(FaultPoint::Build) {
+            Some(code) => Err(code),
+            None => build_program(raw, &[target.device], &options_c, None, ptr::null_mut()),
+        };
+        if let Err(code) = built {
             let log: String =
                 get_program_build_info(raw, target.device, CL_PROGRAM_BUILD_LOG).map(Into::into).unwrap_or_default();
-            return Err(Error::Build { variant: name.to_string(), log });
+            // A compile error comes with the compiler's log, and will repeat; any other failure
+            // (out of resources, a compiler that stopped without a word) may pass, and is built
+            // again later (`Error::is_transient`).
+            if code == CL_BUILD_PROGRAM_FAILURE && !log.trim().is_empty() {
+                return Err(Error::Build { variant: name.to_string(), log });
+            }
+            return Err(cl("clBuildProgram")(code));
         }
         if target.cache.is_enabled() {
             if let Some(binary) = program.binary_for(target.device) {
