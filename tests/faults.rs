@@ -301,3 +301,68 @@ fn a_scratch_buffer_refused_at_allocation_or_first_use_leaves_the_launch_without
         assert_eq!(engine.release_scratch().unwrap(), 0, "{point:?}: the refused buffer must leave the pool");
     }
 }
+
+#[test]
+fn a_failed_item_of_an_array_batch_leaves_the_earlier_items_done_and_the_rest_untouched() {
+    let _turn = turn();
+    let Some(device) = device() else { return };
+    Engine::for_queue(device.queue.get()).unwrap().warm_up(Precision::F32).unwrap();
+    // Four 9 x 7 x 5 items, row-major; different alphas make CLBlast's array form launch per item.
+    let spec = GemmSpec::row_major(9, 7, 5);
+    let (a_len, b_len, c_len) = (9 * 5, 5 * 7, 9 * 7);
+    let small = Small {
+        spec,
+        host: [random::<f32>(4 * a_len, 6), random::<f32>(4 * b_len, 7), random::<f32>(4 * c_len + 3, 8)],
+    };
+    let alphas = [1.0f32, 2.0, 3.0, 4.0];
+    let betas = [0.5f32; 4];
+    let offsets = |len: usize| [0, len, 2 * len, 3 * len];
+    let (a_offsets, b_offsets, c_offsets) = (offsets(a_len), offsets(b_len), offsets(c_len));
+    // The third item's enqueue fails.
+    inject(FaultPoint::Enqueue, 3, CL_OUT_OF_RESOURCES);
+    let (status, c) = small.run(device, |a, b, c| {
+        use opencl3::memory::ClMem;
+        let mut queue = device.queue.get();
+        // SAFETY: the buffers and queue are valid, the arrays hold 4 items each.
+        unsafe {
+            fewfit::capi::FewfitSgemmBatched(
+                101, // row-major
+                111, // no transpose
+                111,
+                9,
+                7,
+                5,
+                alphas.as_ptr(),
+                a.get(),
+                a_offsets.as_ptr(),
+                5,
+                b.get(),
+                b_offsets.as_ptr(),
+                7,
+                betas.as_ptr(),
+                c.get(),
+                c_offsets.as_ptr(),
+                7,
+                4,
+                &mut queue,
+                std::ptr::null_mut(),
+            )
+        }
+    });
+    assert_eq!(status, CL_OUT_OF_RESOURCES, "the failed enqueue's status");
+    let [a, b, c0] = &small.host;
+    for item in 0..4 {
+        let shifted = spec.with_offsets(a_offsets[item], b_offsets[item], c_offsets[item]);
+        let range = c_offsets[item]..c_offsets[item] + c_len;
+        if item < 2 {
+            let expected = reference(&shifted, alphas[item], a, b, betas[item], c0);
+            for (idx, want, bound) in expected {
+                assert!((c[idx] as f64 - want).abs() <= bound, "item {item} ran before the failure: C[{idx}]");
+            }
+        } else {
+            let same = c[range.clone()].iter().zip(&c0[range]).all(|(g, o)| g.to_bits() == o.to_bits());
+            assert!(same, "item {item}, from the failed one on, must be untouched");
+        }
+    }
+    assert!(c[4 * c_len..].iter().zip(&c0[4 * c_len..]).all(|(g, o)| g.to_bits() == o.to_bits()));
+}
