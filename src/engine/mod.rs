@@ -80,9 +80,7 @@ impl CompiledSet {
             set.build_all(engine, &VariantId::ALL);
             if VariantId::ALL.iter().all(|&id| set.variant(engine, id).is_err()) {
                 // The first variant's failure stands for the set's (unless it just built after all).
-                if let Err(first) = set.variant(engine, VariantId::ALL[0]) {
-                    return Err(first);
-                }
+                set.variant(engine, VariantId::ALL[0])?;
             }
         }
         Ok(set)
@@ -290,7 +288,7 @@ impl Engine {
         set.build_all(self, &VariantId::ALL);
         Ok(VariantId::ALL
             .into_iter()
-            .filter_map(|id| set.variant(self, id).err().filter(|e| keep(e)).map(|e| (id, e.to_string())))
+            .filter_map(|id| set.variant(self, id).err().filter(&keep).map(|e| (id, e.to_string())))
             .collect())
     }
 
