@@ -345,6 +345,44 @@ pub(crate) fn is_gzip(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "gz")
 }
 
+/// The first bytes of every gzip member: ID1, ID2, and CM (deflate).
+const GZIP_MAGIC: [u8; 3] = [0x1f, 0x8b, 0x08];
+
+/// Reads a gzip dataset's bytes member by member, for a sweep that resumes on it: `Ok(None)` where
+/// every member is whole; `Ok(Some(lines))` where the last one is cut short (a sweep killed while
+/// appending a member, a crash while saving), `lines` being every complete line that decodes, that
+/// member's included; an error saying where for damage of any other kind (a corrupt member, bytes
+/// that are not gzip).
+pub fn gzip_cut_short(bytes: &[u8]) -> std::result::Result<Option<Vec<u8>>, String> {
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        let mut member = flate2::bufread::GzDecoder::new(rest);
+        match std::io::copy(&mut member, &mut std::io::sink()) {
+            Ok(_) => rest = member.into_inner(),
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof && is_one_partial_member(rest) => {
+                // Decoding stops at the cut with an error, after giving all it could decode.
+                let mut lines = Vec::new();
+                flate2::read::MultiGzDecoder::new(bytes).read_to_end(&mut lines).ok();
+                lines.truncate(lines.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1));
+                return Ok(Some(lines));
+            }
+            Err(e) => return Err(format!("damaged gzip data at byte {}: {e}", bytes.len() - rest.len())),
+        }
+    }
+    Ok(None)
+}
+
+/// Whether the bytes that end a gzip file, cut short, can be a single member cut short: they start
+/// as a member does, and no complete member starts in them (as one would after a member whose
+/// damaged header reads on to the end of the file).
+fn is_one_partial_member(tail: &[u8]) -> bool {
+    let member_at = |i: usize| {
+        tail[i..].starts_with(&GZIP_MAGIC)
+            && std::io::copy(&mut flate2::bufread::GzDecoder::new(&tail[i..]), &mut std::io::sink()).is_ok()
+    };
+    GZIP_MAGIC.starts_with(&tail[..tail.len().min(GZIP_MAGIC.len())]) && !(1..tail.len()).any(member_at)
+}
+
 /// Loads datasets one after another into one set with unique keys.
 #[derive(Default)]
 struct Loader {
@@ -358,18 +396,23 @@ impl Loader {
     /// Reads the lines of one file. A line that is not a valid record is skipped and named; a read
     /// or decompression error ends the file at once with an error naming it and the line.
     fn read(&mut self, path: &Path, reader: impl Read) -> Result<()> {
-        let mut reader: Box<dyn BufRead> = if is_gzip(path) {
-            Box::new(BufReader::new(flate2::read::MultiGzDecoder::new(reader)))
-        } else {
-            Box::new(BufReader::new(reader))
-        };
+        let read_error = |line, source| Error::Read { path: path.into(), line, source };
+        let mut reader: Box<dyn BufRead> = Box::new(BufReader::new(reader));
+        if is_gzip(path) {
+            // A file of no bytes holds no records (a sweep stopped before its first leaves one),
+            // although it is not a gzip stream.
+            if reader.fill_buf().map_err(|e| read_error(1, e))?.is_empty() {
+                return Ok(());
+            }
+            reader = Box::new(BufReader::new(flate2::bufread::MultiGzDecoder::new(reader)));
+        }
         let mut line = Vec::new();
         for number in 1.. {
             line.clear();
             match reader.read_until(b'\n', &mut line) {
                 Ok(0) => break,
                 Ok(_) => {}
-                Err(source) => return Err(Error::Read { path: path.into(), line: number, source }),
+                Err(source) => return Err(read_error(number, source)),
             }
             if line.iter().all(u8::is_ascii_whitespace) {
                 continue;
@@ -632,6 +675,12 @@ mod tests {
         let mut flipped = bytes.clone();
         flipped[boundary / 2] ^= 0x55;
         assert!(matches!(Dataset::read(path, &flipped[..]), Err(Error::Read { .. })));
+    }
+
+    #[test]
+    fn an_empty_gzip_file_holds_no_records() {
+        let (set, report) = Dataset::read(Path::new("d.jsonl.gz"), &[][..]).unwrap();
+        assert!(set.records.is_empty() && report == LoadReport::default());
     }
 
     #[test]

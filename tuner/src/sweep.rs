@@ -18,7 +18,9 @@ use opencl3::types::CL_BLOCKING;
 use rand::{Rng, SeedableRng};
 use sha2::{Digest, Sha256};
 
-use super::dataset::{is_gzip, write_atomically, Config, Dataset, DeviceRecord, Record, RecordKey, Shape, Times};
+use super::dataset::{
+    gzip_cut_short, is_gzip, write_atomically, Config, Dataset, DeviceRecord, Record, RecordKey, Shape, Times,
+};
 use super::error::{Error, Result};
 use fewfit::tuning::CompiledVariant;
 use fewfit::{DefaultDevice, Element, Engine, GemmSpec, Layout, Precision, Transpose};
@@ -442,51 +444,20 @@ fn truncate_partial_line(path: &Path) -> Result<()> {
     Ok(())
 }
 
-/// The first bytes of every gzip member: ID1, ID2, and CM (deflate).
-const GZIP_MAGIC: [u8; 3] = [0x1f, 0x8b, 0x08];
-
 /// Mends a gzip dataset that ends in a member cut short (a sweep killed while appending a record's
 /// member, a crash while saving one member of many lines): its complete lines, those of the member
-/// cut short included, are written again as one member, atomically. Other damage (a member that is
-/// corrupt rather than cut short, bytes that are not gzip) is an error that changes nothing:
-/// appending after it would lose the records behind it.
+/// cut short included, are written again as one member, atomically ([`gzip_cut_short`]). Other
+/// damage is an error that changes nothing: appending after it would lose the records behind it.
 fn mend_gzip(path: &Path) -> Result<()> {
     let bytes = std::fs::read(path).map_err(|source| Error::Io { path: path.into(), source })?;
-    let mut rest = &bytes[..];
-    while !rest.is_empty() {
-        let mut member = flate2::bufread::GzDecoder::new(rest);
-        match std::io::copy(&mut member, &mut std::io::sink()) {
-            Ok(_) => rest = member.into_inner(),
-            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof && is_one_partial_member(rest) => {
-                // Decoding stops at the cut with an error, after giving all it could decode.
-                let mut text = Vec::new();
-                flate2::read::MultiGzDecoder::new(&bytes[..]).read_to_end(&mut text).ok();
-                text.truncate(text.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1));
-                return write_atomically(path, |out| out.write_all(&text));
-            }
-            Err(e) => {
-                return Err(Error::Parse {
-                    path: path.into(),
-                    reason: format!(
-                        "damaged gzip data at byte {}: {e}; a sweep does not append to it (move it aside)",
-                        bytes.len() - rest.len()
-                    ),
-                })
-            }
-        }
+    match gzip_cut_short(&bytes) {
+        Ok(None) => Ok(()),
+        Ok(Some(lines)) => write_atomically(path, |out| out.write_all(&lines)),
+        Err(damage) => Err(Error::Parse {
+            path: path.into(),
+            reason: format!("{damage}; a sweep does not append to it (move it aside)"),
+        }),
     }
-    Ok(())
-}
-
-/// Whether the bytes that end a gzip file, cut short, can be a single member cut short: they start
-/// as a member does, and no complete member starts in them (as one would after a member whose
-/// damaged header reads on to the end of the file).
-fn is_one_partial_member(tail: &[u8]) -> bool {
-    let member_at = |i: usize| {
-        tail[i..].starts_with(&GZIP_MAGIC)
-            && std::io::copy(&mut flate2::bufread::GzDecoder::new(&tail[i..]), &mut std::io::sink()).is_ok()
-    };
-    GZIP_MAGIC.starts_with(&tail[..tail.len().min(GZIP_MAGIC.len())]) && !(1..tail.len()).any(member_at)
 }
 
 /// Rewrites a gzip dataset that a sweep appended to (one member per record) as a single member,
