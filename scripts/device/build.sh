@@ -22,7 +22,10 @@ cp target/release/fewfit target/release/examples/kernel_timing target/release/ex
 cargo build --release --lib
 cc -std=gnu11 -O1 -Wall -Wextra -Werror -Iinclude -Itests/c tests/c/capi_test.c target/release/libfewfit.a \
   -lOpenCL -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc -o .device/tests/capi_test
-for t in variants small_shapes device_class errors threads first_use mechanisms transposed_copy release_engines; do
+cc -std=gnu11 -O1 -Wall -Wextra -Werror -Iinclude -Itests/c tests/c/invalid_args_test.c target/release/libfewfit.a \
+  -lOpenCL -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc -o .device/tests/invalid_args_test
+for t in variants small_shapes device_class errors threads first_use mechanisms transposed_copy release_engines \
+  invalid_arguments out_of_order faults binary_cache; do
   bin=$(cargo test -p fewfit --no-run --test "$t" --message-format=json 2>/dev/null | python3 -c "import sys,json
 for l in sys.stdin:
     m=json.loads(l)
