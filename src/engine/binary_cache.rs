@@ -329,6 +329,33 @@ mod tests {
         assert!(trusted_dir(&file).is_err());
     }
 
+    /// A valid entry whose binary lacks a kernel the caller needs (the binary of another program,
+    /// stored under this program's key) is deleted, and the program is built from source, on the
+    /// default device (skipped without one where FEWFIT_TEST_DEVICE=skip).
+    #[test]
+    fn a_hit_without_the_expected_kernels_is_rebuilt_from_source() {
+        use crate::cl::Program;
+        use crate::engine::program::Target;
+        let device = match crate::device::DefaultDevice::get() {
+            Ok(device) => device,
+            Err(_) if std::env::var("FEWFIT_TEST_DEVICE").as_deref() == Ok("skip") => return,
+            Err(e) => panic!("no OpenCL device ({e}); set FEWFIT_TEST_DEVICE=skip to skip device tests"),
+        };
+        let engine = crate::engine::Engine::for_queue(device.queue.get()).unwrap();
+        let (_guard, cache) = cache();
+        let target = Target { cache: &cache, ..engine.target() };
+        const NEEDED: &str = "__kernel void needed(__global float* c) { c[0] = 0.5f; }";
+        const OTHER: &str = "__kernel void other(__global float* c) { c[0] = 42.0f; }";
+        let key = BinaryCache::key(&engine.info, NEEDED, "");
+        Program::build(&target, "other", OTHER, "", &["other"]).unwrap();
+        let other = cache.load(&BinaryCache::key(&engine.info, OTHER, "")).unwrap();
+        cache.store(&key, &other);
+        let program = Program::build(&target, "needed", NEEDED, "", &["needed"]).unwrap();
+        assert!(program.kernel("needed").is_ok());
+        let stored = cache.load(&key).expect("the program built from source was stored");
+        assert_ne!(stored, other, "the entry lacking the kernel was kept");
+    }
+
     /// Threads storing one key while another loads it: every load finds no entry or the whole
     /// binary one thread stored (a partial one would be deleted), and no temporary file is left.
     #[test]
