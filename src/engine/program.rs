@@ -181,11 +181,21 @@ pub fn variant_build_options(info: &DeviceInfo, precision: Precision) -> String 
 }
 
 impl EntryPoints {
-    fn build(target: &Target<'_>, id: &str, family: Family, source: &str, precision: Precision) -> Result<EntryPoints> {
+    /// Builds a variant's program and creates its entry points; `helpers` are the other kernels
+    /// the variant takes from it.
+    fn build(
+        target: &Target<'_>,
+        id: &str,
+        family: Family,
+        source: &str,
+        precision: Precision,
+        helpers: &[&str],
+    ) -> Result<EntryPoints> {
         let names =
             [(false, false), (false, true), (true, false), (true, true)].map(|(a, b)| kernel_name(family, a, b));
         let options = variant_build_options(target.info, precision);
-        let program = Program::build(target, id, source, &options, &names.each_ref().map(String::as_str))?;
+        let expected: Vec<&str> = names.iter().map(String::as_str).chain(helpers.iter().copied()).collect();
+        let program = Program::build(target, id, source, &options, &expected)?;
         let mut kernels = Vec::with_capacity(4);
         for name in &names {
             kernels.push(Mutex::new(program.kernel(name)?));
@@ -231,30 +241,43 @@ impl CompiledVariant {
         if geometry.k_splits > 1 && !may_split {
             return Err(unavailable("split-K in f64 needs cl_khr_int64_base_atomics, which the device lacks".into()));
         }
-        let main = EntryPoints::build(target, id, variant.family, source, precision)?;
-        let split = match split_source {
-            Some(split_source) if may_split => {
-                Some(EntryPoints::build(target, id, variant.family, split_source, precision)?)
+        let atomic_add = atomic_add(info);
+        // The panel family's one program takes its splits as an argument; it splits only where C
+        // is scaled first. `scale_c` comes from the program of the launches that split K.
+        let panel_splits = variant.family == Family::Panel && may_split && atomic_add.scales_c_first();
+        let splits_in_main = geometry.k_splits > 1 || panel_splits;
+        let split_program = split_source.filter(|_| may_split);
+        let scale_in_main = atomic_add.scales_c_first() && splits_in_main;
+        let scale_in_split = atomic_add.scales_c_first() && !splits_in_main && split_program.is_some();
+        let transposes = geometry.transposing_stores.contains(&true) && info.max_work_group_size >= 256;
+        // The helper kernels each program must hold besides its entry points (a cached binary
+        // without them is rebuilt).
+        let main_helpers: Vec<&str> = [("scale_c", scale_in_main), ("transpose_operand", transposes)]
+            .iter()
+            .filter(|h| h.1)
+            .map(|h| h.0)
+            .collect();
+        let split_helpers: &[&str] = if scale_in_split { &["scale_c"] } else { &[] };
+        let main = EntryPoints::build(target, id, variant.family, source, precision, &main_helpers)?;
+        let split = match split_program {
+            Some(split_source) => {
+                Some(EntryPoints::build(target, id, variant.family, split_source, precision, split_helpers)?)
             }
-            _ => None,
+            None => None,
         };
         // A narrowed block does not pack (its kernel reads PA as 0), so it needs no PA = 0 program.
         let unpacked = match unpacked_source {
             Some(unpacked) if geometry.pack_a == PackA::WhereLarge => {
-                Some(EntryPoints::build(target, id, variant.family, unpacked, precision)?)
+                Some(EntryPoints::build(target, id, variant.family, unpacked, precision, &[])?)
             }
             _ => None,
         };
-        let atomic_add = atomic_add(info);
-        // The panel family's one program takes its splits as an argument; it splits only where C
-        // is scaled first.
-        let panel_splits = variant.family == Family::Panel && may_split && atomic_add.scales_c_first();
-        let with_scale = if geometry.k_splits > 1 || panel_splits { Some(&main) } else { split.as_ref() };
-        let scale = match with_scale {
-            Some(entries) if atomic_add.scales_c_first() => Some(Mutex::new(entries.program.kernel("scale_c")?)),
+        let scale = match (scale_in_main, &split) {
+            (true, _) => Some(Mutex::new(main.program.kernel("scale_c")?)),
+            (false, Some(split)) if scale_in_split => Some(Mutex::new(split.program.kernel("scale_c")?)),
             _ => None,
         };
-        let transpose = match geometry.transposing_stores.contains(&true) && info.max_work_group_size >= 256 {
+        let transpose = match transposes {
             true => Some(Mutex::new(main.program.kernel("transpose_operand")?)),
             false => None,
         };
