@@ -1,8 +1,10 @@
 //! The C ABI (header `include/fewfit.h`): GEMM entry points with CLBlast's arguments, order,
 //! meaning and status codes (`FewfitSgemm` is called exactly like `CLBlastSgemm`), built into the
 //! cdylib and staticlib. With the `clblast-compat` feature the same functions are also exported
-//! under CLBlast's own names, so a program linked against libclblast switches to fewfit through
-//! `LD_PRELOAD`.
+//! under CLBlast's own names, and CLBlast's C++ GEMM and cache entry points under their mangled
+//! names (`capi/clblast.rs`), so a program built against libclblast switches to fewfit through
+//! `LD_PRELOAD` or the `libclblast.so.1` shim. `FEWFIT_STATS=1` prints what fewfit served at exit
+//! (`capi/stats.rs`).
 //!
 //! Every call works on the caller's context and queue, whatever the device: the engine is found
 //! from the queue. Arguments are checked before any device work (C is untouched on error), a null
@@ -20,6 +22,10 @@ use crate::engine::{build_stats, release_engines, Engine};
 use crate::error::Error;
 use crate::gemm::{enqueue_checked, Selection};
 use crate::spec::{Element, GemmSpec, Layout, Precision, Transpose};
+
+#[cfg(feature = "clblast-compat")]
+mod clblast;
+mod stats;
 
 /// The status codes the C ABI returns: the values of CLBlast's `CLBlastStatusCode` for the cases
 /// that apply. OpenCL errors of the calls made for the GEMM are passed through as their own
@@ -284,13 +290,17 @@ unsafe fn strided<T: Element>(
     queue: *mut cl_command_queue,
     event: *mut cl_event,
 ) -> Result<(), Code> {
-    let call =
-        Call::new(layout, a_transpose, b_transpose, (m, n, k), (a_ld, b_ld, c_ld), [a, b, c], batch_count, queue)?;
-    let spec =
-        call.spec.with_offsets(a_offset, b_offset, c_offset).with_batch(batch_count, a_stride, b_stride, c_stride);
-    let lengths = call.check::<T>(&spec)?;
-    hand_over(call.enqueue(&spec, alpha, beta, lengths, &[], !event.is_null())?, event);
-    Ok(())
+    let result = (|| {
+        let call =
+            Call::new(layout, a_transpose, b_transpose, (m, n, k), (a_ld, b_ld, c_ld), [a, b, c], batch_count, queue)?;
+        let spec =
+            call.spec.with_offsets(a_offset, b_offset, c_offset).with_batch(batch_count, a_stride, b_stride, c_stride);
+        let lengths = call.check::<T>(&spec)?;
+        hand_over(call.enqueue(&spec, alpha, beta, lengths, &[], !event.is_null())?, event);
+        Ok(())
+    })();
+    stats::record::<T>(&result);
+    result
 }
 
 /// The constant step of `offsets` (≥ 0), if they have one.
@@ -304,6 +314,28 @@ fn constant_stride(offsets: &[usize]) -> Option<usize> {
 /// otherwise one launch per item, each after the previous one.
 #[allow(clippy::too_many_arguments)]
 unsafe fn batched<T: Element>(
+    layout: c_int,
+    a_transpose: c_int,
+    b_transpose: c_int,
+    (m, n, k): (usize, usize, usize),
+    alphas: *const T,
+    a: (cl_mem, *const usize, usize),
+    b: (cl_mem, *const usize, usize),
+    betas: *const T,
+    c: (cl_mem, *const usize, usize),
+    batch_count: usize,
+    queue: *mut cl_command_queue,
+    event: *mut cl_event,
+) -> Result<(), Code> {
+    let result =
+        batched_items(layout, a_transpose, b_transpose, (m, n, k), alphas, a, b, betas, c, batch_count, queue, event);
+    stats::record::<T>(&result);
+    result
+}
+
+/// [`batched`]'s work.
+#[allow(clippy::too_many_arguments)]
+unsafe fn batched_items<T: Element>(
     layout: c_int,
     a_transpose: c_int,
     b_transpose: c_int,
@@ -484,32 +516,10 @@ pub unsafe extern "C" fn FewfitWarmUp(queue: *const cl_command_queue, precision:
 pub extern "C" fn FewfitClearCache() -> c_int {
     guard(|| {
         release_engines();
+        #[cfg(feature = "clblast-compat")]
+        clblast::forget_filled();
         Ok(())
     })
-}
-
-/// `CLBlastClearCache` (feature `clblast-compat`): [`FewfitClearCache`], then CLBlast's own where
-/// libclblast is loaded behind fewfit (under `LD_PRELOAD` CLBlast's other routines stay its own, and
-/// so do their caches), returning CLBlast's status.
-#[cfg(feature = "clblast-compat")]
-#[no_mangle]
-pub extern "C" fn CLBlastClearCache() -> c_int {
-    let status = FewfitClearCache();
-    match next_clblast_clear_cache() {
-        // SAFETY: the symbol is CLBlast's `CLBlastStatusCode CLBlastClearCache(void)`.
-        Some(clblast) if status == Status::Success as c_int => unsafe { clblast() },
-        _ => status,
-    }
-}
-
-/// `CLBlastClearCache` in the objects loaded after this library (libclblast under `LD_PRELOAD`).
-#[cfg(feature = "clblast-compat")]
-fn next_clblast_clear_cache() -> Option<unsafe extern "C" fn() -> c_int> {
-    // SAFETY: dlsym with RTLD_NEXT only looks a name up; a null result means no later object has it.
-    let symbol = unsafe { libc::dlsym(libc::RTLD_NEXT, c"CLBlastClearCache".as_ptr()) };
-    // SAFETY: a symbol of that name is CLBlast's function of no arguments returning its status.
-    (!symbol.is_null())
-        .then(|| unsafe { std::mem::transmute::<*mut libc::c_void, unsafe extern "C" fn() -> c_int>(symbol) })
 }
 
 /// Programs fewfit has built in this process (compiled or loaded from its binary cache): a
