@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""Reads the output of CLBlast's correctness testers (clblast_test_xgemm, ...) run with -verbose,
+for scripts/clblast-suite.sh: the passed / skipped / failed counts of each routine, each case's
+outcome, and fewfit's statistics line (FEWFIT_STATS=1).
+
+  clblast_suite.py check NAME FEWFIT_OUTPUT [CLBLAST_OUTPUT]
+
+Passes (exit 0) when, for the single- and double-precision routines of the run with fewfit
+preloaded: none failed and some passed; fewfit's statistics line shows calls served in both
+precisions; and then either, given CLBLAST_OUTPUT (the same binary and options with CLBlast
+itself), every case has CLBlast's outcome (the same pass, or the same status code) and every
+routine CLBlast's counts, except the deliberate differences in ALLOWED; or, without it, the counts
+and calls are those recorded in EXPECTED for the tester's default cases (no options). Complex and
+half precision stay CLBlast's: their counts are printed, not checked. Prints one summary line a routine.
+"""
+
+import re
+import sys
+
+# What CLBlast 1.5.3's testers (Debian's clblast-tests, reference: CPU BLAS) report for their default
+# cases on a device with fp64, with CLBlast itself and with fewfit alike: (passed, skipped, failed) per
+# single/double routine (xgemm runs each routine twice, once per kernel kind, summed here), and fewfit's
+# (single calls, double calls, calls returning an error status). The skipped cases are those whose
+# leading dimension is below the matrix's line length: CLBlast returns kInvalidLeadDimA/B/C (fewfit
+# too) and a CPU-BLAS reference cannot check a status, so the tester skips them; in the batched
+# tester, its own check returns that status for A and B before the call, so fewer calls reach fewfit.
+EXPECTED = {
+    "xgemm": ({"SGEMM": (468, 556, 0), "DGEMM": (468, 556, 0)}, (1024, 1024, 1112)),
+    "xgemmbatched": ({"SGEMMBATCHED": (468, 556, 0), "DGEMMBATCHED": (468, 556, 0)}, (592, 592, 248)),
+    "xgemmstridedbatched": (
+        {"SGEMMSTRIDEDBATCHED": (468, 556, 0), "DGEMMSTRIDEDBATCHED": (468, 556, 0)},
+        (1024, 1024, 1112),
+    ),
+}
+
+# Cases where fewfit deliberately returns another outcome than CLBlast, as (routine, regex on the
+# case's arguments, CLBlast's outcome, fewfit's outcome, why). None of the testers' cases needs one:
+# fewfit's differences (docs/CLBLAST.md) are outside them (a temporary buffer too small, C items
+# that overlap, matrices beyond 2^31 - 1 elements, buffers of another context).
+ALLOWED = []
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+STATS = re.compile(r"fewfit stats: (\d+) GEMM calls served \(single (\d+), double (\d+); (\d+) returned an error status\)")
+
+
+def parse(path):
+    """(counts, cases, stats): counts[routine] = [passed, skipped, failed] summed over the routine's
+    runs; cases = [(routine#run, section, arguments, outcome)]; stats = (single, double, errors) or None."""
+    text = ANSI.sub("", open(path, encoding="utf-8", errors="replace").read())
+    counts, cases, runs = {}, [], {}
+    routine, section, case = None, None, None
+
+    def close():
+        nonlocal case
+        if case is not None:
+            name, sec, args, chunk = case
+            code = re.search(r"-> (-?\d+) ->", chunk)
+            mark = chunk.rstrip()[-1:] if chunk.strip() else "?"
+            cases.append((name, sec, args, f"status {code.group(1)}" if code else {":": "ok"}.get(mark, mark)))
+            case = None
+
+    for line in text.splitlines():
+        if "Starting tests for the '" in line:
+            close()
+            routine = line.split("'")[1]
+            runs[routine] = runs.get(routine, 0) + 1
+            counts.setdefault(routine, [0, 0, 0])
+        elif line.startswith("* Testing '"):
+            close()
+            section = line.split("for '", 1)[-1].rstrip("':")
+        elif "Testing: " in line:
+            close()
+            args = line.split("Testing: ", 1)[1].split(" [CLBlast]")[0].strip()
+            case = (f"{routine}#{runs.get(routine, 0)}", section, args, line.split(" [CLBlast]", 1)[-1])
+        elif re.match(r"\s+\d+ test\(s\) (passed|skipped|failed)", line):
+            close()
+            number, kind = int(line.split()[0]), line.split()[2]
+            counts[routine][["passed", "skipped", "failed"].index(kind)] += number
+        elif "Pass rate" in line or line.startswith("*"):
+            close()
+        elif case is not None and "error suppressed" not in line:
+            # The outcome mark ends the case's last line, after any printed element errors.
+            case = case[:3] + (case[3] + "\n" + line,)
+    close()
+    match = STATS.search(text)
+    stats = tuple(int(match.group(i)) for i in (2, 3, 4)) if match else None
+    return counts, cases, stats
+
+
+def real(routine):
+    """Single and double precision: fewfit's."""
+    return routine[:1] in ("S", "D")
+
+
+def check(name, fewfit_path, clblast_path=None):
+    counts, cases, stats = parse(fewfit_path)
+    problems = []
+    for routine, (passed, skipped, failed) in sorted(counts.items()):
+        served = "fewfit" if real(routine) else "CLBlast"
+        print(f"clblast-suite: {name:20} {routine:20} {passed:5} passed {skipped:5} skipped {failed:3} failed ({served})")
+        if real(routine) and (failed or not passed):
+            problems.append(f"{routine}: {failed} failed, {passed} passed")
+    if not any(real(r) for r in counts):
+        problems.append("no single- or double-precision routine ran")
+    if stats is None:
+        problems.append("no `fewfit stats` line: fewfit was not loaded, or FEWFIT_STATS unset")
+    else:
+        print(f"clblast-suite: {name:20} fewfit served {stats[0]} single and {stats[1]} double calls ({stats[2]} returned an error status)")
+        if not (stats[0] and stats[1]):
+            problems.append(f"fewfit served no calls in a precision: {stats}")
+    if clblast_path:
+        want_counts, want_cases, _ = parse(clblast_path)
+        for routine in sorted(set(counts) | set(want_counts)):
+            if real(routine) and counts.get(routine) != want_counts.get(routine):
+                problems.append(f"{routine}: counts {counts.get(routine)} with fewfit, {want_counts.get(routine)} with CLBlast")
+        mine = {c[:3]: c[3] for c in cases if real(c[0])}
+        theirs = {c[:3]: c[3] for c in want_cases if real(c[0])}
+        differing = []
+        for key in sorted(set(mine) | set(theirs), key=str):
+            got, want = mine.get(key), theirs.get(key)
+            if got == want:
+                continue
+            reason = next(
+                (a[4] for a in ALLOWED if a[0] == key[0].split("#")[0] and re.search(a[1], key[2]) and (a[2], a[3]) == (want, got)),
+                None,
+            )
+            if reason:
+                print(f"clblast-suite: {name}: deliberate difference, {key}: CLBlast {want}, fewfit {got} ({reason})")
+            else:
+                differing.append(f"{key[0]} [{key[1]}] {key[2]}: CLBlast {want}, fewfit {got}")
+        print(f"clblast-suite: {name:20} {len(mine)} single/double cases compared with CLBlast's own run, {len(differing)} differ")
+        problems += differing[:20]
+    elif name in EXPECTED:
+        want_counts, want_stats = EXPECTED[name]
+        for routine, want in want_counts.items():
+            if tuple(counts.get(routine, ())) != want:
+                problems.append(f"{routine}: {counts.get(routine)}, recorded {want}")
+        if stats is not None and stats != want_stats:
+            problems.append(f"fewfit's calls {stats}, recorded {want_stats}")
+    for p in problems:
+        print(f"clblast-suite: {name}: FAIL {p}")
+    return not problems
+
+
+if __name__ == "__main__":
+    if len(sys.argv) not in (4, 5) or sys.argv[1] != "check":
+        sys.exit(__doc__)
+    sys.exit(0 if check(*sys.argv[2:]) else 1)
