@@ -28,11 +28,11 @@ soname="libfewfit.so.$major"
 
 # One compile gives both libraries; the SONAME goes to the shared one only.
 log=$(mktemp); trap 'rm -f "$log"' EXIT
-cargo rustc --lib --crate-type cdylib,staticlib --profile "$profile" ${features:+--features "$features"} \
+"${CARGO:-cargo}" rustc --lib --crate-type cdylib,staticlib --profile "$profile" ${features:+--features "$features"} \
   -- -C "link-arg=-Wl,-soname,$soname" --print native-static-libs 2>"$log" || { cat "$log" >&2; exit 1; }
 static_libs=$(sed -n 's/^note: native-static-libs: //p' "$log" | tail -1)
 [ -n "$static_libs" ] || { cat "$log" >&2; echo "install: rustc printed no native-static-libs" >&2; exit 1; }
-target=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
+target=$("${CARGO:-cargo}" metadata --format-version 1 --no-deps | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
 out="$target/$([ "$profile" = dev ] && echo debug || echo "$profile")"
 
 mkdir -p "$prefix/include" "$prefix/lib/pkgconfig" "$prefix/lib/cmake/fewfit"
