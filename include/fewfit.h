@@ -14,7 +14,15 @@
  * FewfitInvalidMatrixA/B/C.
  *
  * Link: -lfewfit (libfewfit.so or libfewfit.a; the static library also needs -lOpenCL -lpthread
- * -ldl -lm). */
+ * -ldl -lm). scripts/install.sh PREFIX lays out libfewfit.so.0 (its SONAME), libfewfit.a, this
+ * header, fewfit.pc (pkg-config fewfit) and a CMake package (find_package(fewfit): fewfit::fewfit,
+ * fewfit::fewfit_static).
+ *
+ * Built with the clblast-compat feature (install.sh's default), the library also exports CLBlast's
+ * own names for what it serves, C and C++ (clblast::Gemm<float>, ...), so that a program built
+ * against CLBlast switches to fewfit with LD_PRELOAD or the libclblast.so.1 shim (docs/CLBLAST.md).
+ * With FEWFIT_STATS=1 in the environment, a process prints one line to stderr at exit: the GEMM
+ * calls fewfit served per precision, those that returned an error status, and its program builds. */
 #ifndef FEWFIT_H
 #define FEWFIT_H
 

@@ -6,11 +6,11 @@
 # FEWFIT_STATS=1, on the default OpenCL device. Single and double precision go to fewfit; half and
 # complex stay CLBlast's. Passes when, for single and double precision, no case fails, fewfit's
 # statistics line shows the calls it served, and (scripts/clblast_suite.py):
-#   default      the counts of passed / skipped cases and of fewfit's calls are those recorded for
-#                the testers' default cases (CLBlast itself gives the same on PoCL);
-#   --compare    CLBlast's own run of the same binary and options gives every case the same outcome
-#                (pass, or the same status code) and every routine the same counts. Any tester option
-#                (-full_test, -platform N, -device N, ...) implies it.
+#   - without -full_test, the counts of passed / skipped cases and of fewfit's calls are those
+#     recorded for the testers' default cases (CLBlast itself gives the same on PoCL);
+#   - with --compare, CLBlast's own run of the same binary and options gives every case the same
+#     outcome (pass, or the same status code) and every routine the same counts.
+# Other arguments go to the testers (-full_test, -platform N, -device N).
 # About 2.5 minutes on a 2-core machine with PoCL's kernel cache empty (half of it CLBlast compiling
 # its complex kernels), 20 s with it filled; --compare adds CLBlast's own run (about 5 minutes cold).
 # The outputs stay in target/clblast-suite/ (CLBLAST_SUITE_OUT).
@@ -25,7 +25,6 @@ options=()
 for arg in "$@"; do
   if [ "$arg" = --compare ]; then compare=1; else options+=("$arg"); fi
 done
-[ ${#options[@]} -eq 0 ] || compare=1
 bins=${CLBLAST_TESTS:-/usr/bin}
 if [ "$bins" = /usr/bin ]; then bash scripts/ensure-opencl.sh; fi
 if [ -z "${FEWFIT_LIB:-}" ]; then

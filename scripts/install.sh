@@ -12,7 +12,8 @@
 # Usage: bash scripts/install.sh PREFIX
 # Environment: FEWFIT_PROFILE (cargo profile, default release; the tests use dev), FEWFIT_FEATURES
 # (default clblast-compat), CLBLAST_LIB (the real libclblast.so.1 for the shim; default: the one
-# ldconfig knows; `none`: no shim), CARGO_TARGET_DIR (as for cargo).
+# ldconfig knows; `none`: no shim), CARGO_TARGET_DIR (default target/install: the shared library
+# built here carries a SONAME, so it stays out of target/release, which the README links against).
 set -euo pipefail
 [ $# -eq 1 ] || { echo "usage: $0 PREFIX" >&2; exit 2; }
 mkdir -p "$1"
@@ -25,6 +26,7 @@ repository=$(sed -n 's/^repository = "\(.*\)"/\1/p' Cargo.toml | head -1)
 major=${version%%.*}
 minor=${version#*.}; minor=${minor%%.*}
 soname="libfewfit.so.$major"
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$PWD/target/install}
 
 # One compile gives both libraries; the SONAME goes to the shared one only.
 log=$(mktemp); trap 'rm -f "$log"' EXIT
