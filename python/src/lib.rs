@@ -272,13 +272,23 @@ fn gemm_batched(
         let shape = Shape::new(row_major, a_transp, b_transp, (m, n, k))?;
         let base = shape.spec().with_ld(size("a_ld", a_ld)?, size("b_ld", b_ld)?, size("c_ld", c_ld)?);
         let count = alphas.len();
-        for (name, len) in [("betas", betas.len()), ("a_offsets", a_offsets.len()), ("b_offsets", b_offsets.len()), ("c_offsets", c_offsets.len())] {
+        for (name, len) in [
+            ("betas", betas.len()),
+            ("a_offsets", a_offsets.len()),
+            ("b_offsets", b_offsets.len()),
+            ("c_offsets", c_offsets.len()),
+        ] {
             if len != count {
-                return Err(invalid(name, format!("{len} items"), &format!("must have as many items as alphas ({count})")));
+                return Err(invalid(
+                    name,
+                    format!("{len} items"),
+                    &format!("must have as many items as alphas ({count})"),
+                ));
             }
         }
         let offsets = |name, v: &[i64]| v.iter().map(|&o| size(name, o)).collect::<Result<Vec<usize>>>();
-        let offsets = [offsets("a_offsets", &a_offsets)?, offsets("b_offsets", &b_offsets)?, offsets("c_offsets", &c_offsets)?];
+        let offsets =
+            [offsets("a_offsets", &a_offsets)?, offsets("b_offsets", &b_offsets)?, offsets("c_offsets", &c_offsets)?];
         // SAFETY: as in `gemm`.
         unsafe {
             match dtype {
@@ -325,7 +335,8 @@ unsafe fn batched<T: Element>(
         if need[i] > 0 && mems[i] != 0 {
             let have = mem_len(mems[i], std::mem::size_of::<T>())?;
             if need[i] > have {
-                let reason = format!("holds {have} elements; the offsets, leading dimension and shape need {}", need[i]);
+                let reason =
+                    format!("holds {have} elements; the offsets, leading dimension and shape need {}", need[i]);
                 return Err(invalid(name, have, &reason));
             }
         }
@@ -415,7 +426,10 @@ fn warm_up(py: Python<'_>, dtype: &str, queue: Option<usize>) -> PyResult<()> {
     run(py, move || {
         let engine = engine(queue)?;
         if matches!(dtype, Dtype::F64) && !engine.info.fp64 {
-            return Err(Error::Unavailable { what: "f64 GEMM".into(), reason: format!("{} has no fp64", engine.info.name) });
+            return Err(Error::Unavailable {
+                what: "f64 GEMM".into(),
+                reason: format!("{} has no fp64", engine.info.name),
+            });
         }
         engine.warm_up(dtype.precision())
     })
@@ -457,7 +471,7 @@ fn device<'py>(py: Python<'py>, queue: Option<usize>) -> PyResult<Bound<'py, PyD
 /// name, variant id, leaf, [(feature, value, threshold, went_le)], features dict, text).
 #[pyfunction]
 #[pyo3(signature = (m, n, k, row_major, a_transp, b_transp, queue=None))]
-#[allow(clippy::type_complexity)]
+#[allow(clippy::type_complexity, clippy::too_many_arguments)]
 fn explain<'py>(
     py: Python<'py>,
     m: i64,
