@@ -5,8 +5,11 @@
 # served by fewfit, half and complex by CLBlast. Needs .device/clblast-suite.tar.xz, built on the dev
 # machine by scripts/device/build-clblast-suite.sh:
 #   run(command="bash scripts/device/clblast-suite.sh", carry=[".device/clblast-suite.tar.xz"])
-# Arguments go to scripts/clblast-suite.sh: `--compare` also runs CLBlast itself and compares case
-# by case (about twice the time). The outputs come back in $OUT/clblast-suite/.
+# Arguments go to scripts/clblast-suite.sh: `--compare` also runs CLBlast itself and compares the
+# outcomes section by section (twice the time). CLBLAST_SUITE_TESTERS="xgemm" (say) runs fewer
+# testers, to split the run over calls of at most 10 minutes. -full_test makes each tester run about
+# 480,000 cases (every one checked on the host against the CPU BLAS): time a first call with one
+# tester. The outputs come back in $OUT/clblast-suite/.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/device/nvidia.sh
