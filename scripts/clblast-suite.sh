@@ -13,9 +13,9 @@
 # Other arguments go to the testers (-full_test, -platform N, -device N). Without -full_test the
 # testers run with -verbose, so that each case's status code is compared; with it, not (the
 # testers' -full_test -verbose output runs to gigabytes): the sections' outcome marks and the
-# failing cases are. With -full_test, Debian's testers fail every case with offb != offc whose C
-# changes, CLBlast itself included: their CPU-BLAS reference puts C at B's offset (docs/CLBLAST.md);
-# those failures are reported apart, and any other fails the run.
+# failing cases are. With -full_test, clblast_test_xgemmstridedbatched fails every case with
+# offb != offc whose C changes, CLBlast itself included: its reference swaps B's and C's offsets
+# (docs/CLBLAST.md); those failures are reported apart, and any other fails the run.
 # About 2.5 minutes on a 2-core machine with PoCL's kernel cache empty (half of it CLBlast compiling
 # its complex kernels), 20 s with it filled; --compare adds CLBlast's own run (about 5 minutes cold).
 # The outputs stay in target/clblast-suite/ (CLBLAST_SUITE_OUT). CLBLAST_SUITE_TESTERS chooses
