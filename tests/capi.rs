@@ -358,8 +358,14 @@ fn installed_prefix_builds_with_cmake_and_pkg_config() {
     ]);
     cmake(&[OsStr::new("--build"), build.as_os_str()]);
     for exe in ["consumer", "consumer_static"] {
-        let output = run(&build.join(exe), None);
+        let output = run_with(&build.join(exe), &[], &[("FEWFIT_STATS", OsStr::new("1"))]);
         assert!(output.status.success() && String::from_utf8_lossy(&output.stdout).contains("consumer: ok"), "{exe}");
+        // The statistics line comes from the library's `.fini_array`, static library included.
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains("fewfit stats: 2 GEMM calls served (single 1, double 1;"),
+            "{exe}: no FEWFIT_STATS line"
+        );
     }
     if clblast_installed("the CLBlast C++ client linked against fewfit") {
         let exe = build.join("clblast_cpp_on_fewfit");
