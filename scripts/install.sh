@@ -47,7 +47,7 @@ install -m 644 "$out/libfewfit.a" "$prefix/lib/"
 compat=OFF; shim_dir=""
 if [[ ",$features," == *",clblast-compat,"* ]]; then
   compat=ON
-  real=${CLBLAST_LIB:-$(ldconfig -p | sed -n 's/.*libclblast\.so\.1 (libc6,x86-64) => //p' | head -1)}
+  real=${CLBLAST_LIB:-$({ ldconfig -p || /sbin/ldconfig -p; } 2>/dev/null | sed -n 's/.*libclblast\.so\.1 (libc6,x86-64) => //p' | head -1 || true)}
   if [ -n "$real" ] && [ "$real" != none ]; then
     # Linked against a stub named libclblast-real.so.1 (a link to the real file bears CLBlast's
     # SONAME, which the loader would take for the shim itself); at run time the link in the shim's
