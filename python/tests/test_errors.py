@@ -121,3 +121,14 @@ def test_buffer_of_another_context(queue, buffers):
     b_elsewhere = cla.to_device(other, b.get())
     raises_untouched(queue, c, fewfit.InvalidArgumentError, r"`b buffer` = a buffer of another context",
                      lambda: fewfit.gemm(queue, 12, 10, 8, a, b_elsewhere, c, 8, 10, 10))
+
+
+def test_svm_arrays(queue):
+    import pyopencl.tools as clt
+
+    try:
+        s = cla.zeros(queue, 16, np.float32, allocator=clt.SVMAllocator(queue.context, queue=queue))
+    except Exception as e:  # a device without SVM
+        pytest.skip(f"no SVM: {e}")
+    with pytest.raises(fewfit.InvalidArgumentError, match=r"`a` = SVMAllocation: must be backed by an OpenCL buffer"):
+        fewfit.gemm(queue, 2, 2, 2, s, s, s, 2, 2, 2)

@@ -205,3 +205,15 @@ def test_signatures_are_pyclblasts(name):
     assert positional(signature) == PYCLBLAST_SIGNATURES[name]
     extra = [p.name for p in signature.parameters.values() if p.kind != inspect.Parameter.POSITIONAL_OR_KEYWORD]
     assert extra == ["layout"]
+
+
+def test_arrays_from_a_memory_pool(queue, rng):
+    """pyopencl's pooled buffers are OpenCL buffers like any other."""
+    import pyopencl.tools as clt
+
+    pool = clt.MemoryPool(clt.ImmediateAllocator(queue))
+    a_h, b_h = rng.uniform(-1, 1, (6, 5)).astype(np.float32), rng.uniform(-1, 1, (5, 4)).astype(np.float32)
+    a, b = cla.to_device(queue, a_h, allocator=pool), cla.to_device(queue, b_h, allocator=pool)
+    c = cla.zeros(queue, (6, 4), np.float32, allocator=pool)
+    fewfit.gemm(queue, 6, 4, 5, a, b, c, 5, 4, 4).wait()
+    np.testing.assert_allclose(c.get(), a_h.astype(np.float64) @ b_h, rtol=1e-5, atol=1e-6)
