@@ -72,6 +72,9 @@ impl Program {
         options: &str,
         kernels: &[&str],
     ) -> Result<Program> {
+        if let Some(code) = fault::injected(FaultPoint::Build) {
+            return Err(cl("clBuildProgram")(code));
+        }
         let key = BinaryCache::key(target.info, source, options);
         let options_c = CString::new(options).expect("build options hold no NUL");
         if let Some(binary) = target.cache.load(&key) {
@@ -90,11 +93,7 @@ impl Program {
         let raw = create_program_with_source(target.context, &[source]).map_err(cl("clCreateProgramWithSource"))?;
         let program = Program(raw);
         PROGRAMS_COMPILED.fetch_add(1, Ordering::Relaxed);
-        let built = match fault::injected(FaultPoint::Build) {
-            Some(code) => Err(code),
-            None => build_program(raw, &[target.device], &options_c, None, ptr::null_mut()),
-        };
-        if let Err(code) = built {
+        if let Err(code) = build_program(raw, &[target.device], &options_c, None, ptr::null_mut()) {
             let log: String =
                 get_program_build_info(raw, target.device, CL_PROGRAM_BUILD_LOG).map(Into::into).unwrap_or_default();
             // A compile error comes with the compiler's log, and will repeat; any other failure
