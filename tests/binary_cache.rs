@@ -19,7 +19,7 @@ use std::sync::{Barrier, Mutex, MutexGuard, PoisonError};
 use common::*;
 use fewfit::tuning::CompiledVariant;
 use fewfit::{build_stats, release_engines, DefaultDevice, Engine, GemmSpec, Layout, Precision, Transpose};
-use fewfit_codegen::{Family, Variant};
+use fewfit_codegen::Variant;
 
 /// Set in a child process of this test binary to what it must do ([`child_process`]).
 const CHILD: &str = "FEWFIT_BINARY_CACHE_CHILD";
@@ -59,26 +59,7 @@ fn setup() -> Option<Setup> {
 /// A small xgemm variant (32 x 32 tiles, 8 x 8 work-items): one program, four kernels. `kwi`
 /// tells two variants apart.
 fn variant(kwi: u32) -> Variant {
-    Variant::new(
-        Family::Xgemm,
-        &[
-            ("MWG", 32),
-            ("NWG", 32),
-            ("KWG", 16),
-            ("MDIMC", 8),
-            ("NDIMC", 8),
-            ("MDIMA", 8),
-            ("NDIMB", 8),
-            ("KWI", kwi),
-            ("VWM", 2),
-            ("VWN", 2),
-            ("STRM", 0),
-            ("STRN", 0),
-            ("SA", 1),
-            ("SB", 1),
-        ],
-    )
-    .with_neutral_defaults()
+    xgemm(&[("KWI", kwi)]).with_neutral_defaults()
 }
 
 /// Builds `v` in f32 through the runtime's engine; returns it with the programs this build

@@ -13,7 +13,7 @@ mod common;
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
-use common::{buffer_len, c_index, check, device, download, random, reference, reference_at, upload};
+use common::{buffer_len, c_index, check, device, download, random, reference, reference_at, upload, xgemm};
 use fewfit::faults::{disarm, inject, is_armed, FaultPoint};
 use fewfit::tuning::{CompiledVariant, TRANSPOSE_MIN_MADDS, TRANSPOSE_MIN_OTHER};
 use fewfit::{
@@ -158,29 +158,7 @@ fn a_failed_enqueue_leaves_c_untouched() {
 
 /// A 32 x 32 tiled variant that splits K in two (KSPLIT = 2).
 fn split_k_variant() -> Variant {
-    let params = [
-        ("MWG", 32),
-        ("NWG", 32),
-        ("KWG", 16),
-        ("MDIMC", 8),
-        ("NDIMC", 8),
-        ("MDIMA", 8),
-        ("NDIMB", 8),
-        ("KWI", 2),
-        ("VWM", 2),
-        ("VWN", 2),
-        ("STRM", 0),
-        ("STRN", 0),
-        ("SA", 1),
-        ("SB", 1),
-        ("VWK", 1),
-        ("DB", 0),
-        ("KSPLIT", 2),
-        ("SWZ", 0),
-        ("SK", 0),
-        ("RP", 0),
-    ];
-    Variant::new(Family::Xgemm, &params).with_neutral_defaults()
+    xgemm(&[("KSPLIT", 2)]).with_neutral_defaults()
 }
 
 #[test]

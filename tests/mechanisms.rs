@@ -44,37 +44,6 @@ const SHAPES: [(usize, usize, usize); 13] = [
     (32, 150, 300),
 ];
 
-/// Small xgemm tiles (32 x 32, 8 x 8 work-items) with the given extra parameters.
-fn xgemm(extra: &[(&str, u32)]) -> Variant {
-    let mut v = Variant::new(
-        Family::Xgemm,
-        &[
-            ("MWG", 32),
-            ("NWG", 32),
-            ("KWG", 16),
-            ("MDIMC", 8),
-            ("NDIMC", 8),
-            ("MDIMA", 8),
-            ("NDIMB", 8),
-            ("KWI", 2),
-            ("VWM", 2),
-            ("VWN", 2),
-            ("STRM", 0),
-            ("STRN", 0),
-            ("SA", 1),
-            ("SB", 1),
-            ("VWK", 1),
-            ("DB", 0),
-            ("KSPLIT", 1),
-            ("SWZ", 0),
-            ("SK", 0),
-            ("RP", 0),
-        ],
-    );
-    v.params.extend(extra.iter().map(|&(k, x)| (k.to_string(), x)));
-    v
-}
-
 fn direct(wptm: u32, wptn: u32, ndimd: u32, kdimd: u32, vwd: u32, ukd: u32) -> Variant {
     Variant::new(
         Family::Direct,

@@ -4,7 +4,7 @@
 
 use fewfit::tuning::CompiledVariant;
 use fewfit::{gemm_with, DefaultDevice, Element, Engine, GemmSpec, Layout, Precision, Selection, Transpose, VariantId};
-use fewfit_codegen::Variant;
+use fewfit_codegen::{Family, Variant};
 use opencl3::event::Event;
 use opencl3::memory::{Buffer, CL_MEM_READ_WRITE};
 use opencl3::types::CL_BLOCKING;
@@ -300,4 +300,35 @@ pub fn build_variant(device: &DefaultDevice, v: &Variant, precision: Precision) 
         }
         Err(e) => panic!("{}: {e}", v.id()),
     }
+}
+
+/// Small xgemm tiles (32 x 32, 8 x 8 work-items) with the given extra parameters.
+pub fn xgemm(extra: &[(&str, u32)]) -> Variant {
+    let mut v = Variant::new(
+        Family::Xgemm,
+        &[
+            ("MWG", 32),
+            ("NWG", 32),
+            ("KWG", 16),
+            ("MDIMC", 8),
+            ("NDIMC", 8),
+            ("MDIMA", 8),
+            ("NDIMB", 8),
+            ("KWI", 2),
+            ("VWM", 2),
+            ("VWN", 2),
+            ("STRM", 0),
+            ("STRN", 0),
+            ("SA", 1),
+            ("SB", 1),
+            ("VWK", 1),
+            ("DB", 0),
+            ("KSPLIT", 1),
+            ("SWZ", 0),
+            ("SK", 0),
+            ("RP", 0),
+        ],
+    );
+    v.params.extend(extra.iter().map(|&(k, x)| (k.to_string(), x)));
+    v
 }
