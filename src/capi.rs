@@ -303,12 +303,6 @@ unsafe fn strided<T: Element>(
     result
 }
 
-/// The constant step of `offsets` (≥ 0), if they have one.
-fn constant_stride(offsets: &[usize]) -> Option<usize> {
-    let step = offsets.get(1).map_or(Some(0), |second| second.checked_sub(offsets[0]))?;
-    offsets.windows(2).all(|w| w[0].checked_add(step) == Some(w[1])).then_some(step)
-}
-
 /// CLBlast's `XgemmBatched`: per-item alphas, betas and offsets. Equal alphas and betas with
 /// offsets of constant stride (and C items that do not overlap) run as one strided launch;
 /// otherwise one launch per item, each after the previous one.
@@ -360,16 +354,11 @@ unsafe fn batched_items<T: Element>(
     let (alphas, betas) =
         (std::slice::from_raw_parts(alphas, batch_count), std::slice::from_raw_parts(betas, batch_count));
     let offsets = [slice(a_offsets), slice(b_offsets), slice(c_offsets)];
-    let uniform = alphas.iter().all(|x| *x == alphas[0]) && betas.iter().all(|x| *x == betas[0]);
-    if let (true, [Some(sa), Some(sb), Some(sc)]) = (uniform, offsets.map(constant_stride)) {
-        let spec =
-            call.spec.with_offsets(offsets[0][0], offsets[1][0], offsets[2][0]).with_batch(batch_count, sa, sb, sc);
-        // Overlapping C items (say, all offsets equal) go one by one below, in order.
-        if spec.required_lengths(false).is_ok() {
-            let lengths = call.check::<T>(&spec)?;
-            hand_over(call.enqueue(&spec, alphas[0], betas[0], lengths, &[], !event.is_null())?, event);
-            return Ok(());
-        }
+    // Overlapping C items (say, all offsets equal) go one by one below, in order.
+    if let Some(spec) = call.spec.as_strided_batch(alphas, betas, offsets) {
+        let lengths = call.check::<T>(&spec)?;
+        hand_over(call.enqueue(&spec, alphas[0], betas[0], lengths, &[], !event.is_null())?, event);
+        return Ok(());
     }
     // Every item is checked before the first launch: the largest offsets need the longest buffers.
     let max = offsets.map(|o| o.iter().copied().max().unwrap_or(0));
@@ -533,15 +522,6 @@ pub extern "C" fn FewfitProgramBuilds() -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn constant_strides() {
-        assert_eq!(constant_stride(&[5]), Some(0));
-        assert_eq!(constant_stride(&[3, 7, 11]), Some(4));
-        assert_eq!(constant_stride(&[3, 3, 3]), Some(0));
-        assert_eq!(constant_stride(&[3, 7, 12]), None);
-        assert_eq!(constant_stride(&[7, 3]), None);
-    }
 
     #[test]
     fn spec_names_map_to_clblast_codes() {

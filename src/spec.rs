@@ -168,6 +168,26 @@ impl GemmSpec {
         self
     }
 
+    /// An array batch (CLBlast's `XgemmBatched`: `count` items of this spec at per-item offsets,
+    /// with per-item alphas and betas) as one strided batch: where the alphas are all equal, the
+    /// betas too, the offsets of each matrix step by a constant stride, and C's items do not
+    /// overlap. None otherwise: then the items run one after another.
+    pub fn as_strided_batch<T: PartialEq>(
+        &self,
+        alphas: &[T],
+        betas: &[T],
+        offsets: [&[usize]; 3],
+    ) -> Option<GemmSpec> {
+        let count = alphas.len();
+        let uniform = |v: &[T]| v.len() == count && v.iter().all(|x| *x == v[0]);
+        if count == 0 || !uniform(alphas) || !uniform(betas) || offsets.iter().any(|o| o.len() != count) {
+            return None;
+        }
+        let [sa, sb, sc] = offsets.map(constant_stride);
+        let spec = self.with_offsets(offsets[0][0], offsets[1][0], offsets[2][0]).with_batch(count, sa?, sb?, sc?);
+        spec.required_lengths(false).is_ok().then_some(spec)
+    }
+
     /// (lines, line length) of a stored `rows x cols` matrix: lines are rows in row-major order.
     fn stored(&self, rows: usize, cols: usize, trans: Transpose) -> (usize, usize) {
         let (r, c) = if trans == Transpose::Yes { (cols, rows) } else { (rows, cols) };
@@ -323,6 +343,12 @@ impl GemmSpec {
 /// The largest M, N or K: the kernels index in 32-bit integers, and the rows of a tile past the edge
 /// of C (far fewer than 2^16) must not overflow them.
 const MAX_DIM: usize = i32::MAX as usize - (1 << 16);
+
+/// The constant step of `offsets` (≥ 0), if they have one.
+fn constant_stride(offsets: &[usize]) -> Option<usize> {
+    let step = offsets.get(1).map_or(Some(0), |second| second.checked_sub(offsets[0]))?;
+    offsets.windows(2).all(|w| w[0].checked_add(step) == Some(w[1])).then_some(step)
+}
 
 /// An [`Error::InvalidArgument`] for argument `name` of `value`.
 pub(crate) fn invalid(name: &'static str, value: impl ToString, reason: &str) -> Error {
@@ -522,6 +548,24 @@ mod tests {
                 prop_assert!(operand.ld >= dims.1, "{spec:?}: ld below the line length");
             }
         }
+    }
+
+    #[test]
+    fn array_batches_become_strided_ones_only_where_nothing_differs_but_the_offsets() {
+        assert_eq!(constant_stride(&[5]), Some(0));
+        assert_eq!(constant_stride(&[3, 7, 11]), Some(4));
+        assert_eq!(constant_stride(&[3, 3, 3]), Some(0));
+        assert_eq!(constant_stride(&[3, 7, 12]), None);
+        assert_eq!(constant_stride(&[7, 3]), None);
+        let spec = GemmSpec::row_major(2, 3, 4);
+        let offsets = |step: usize| [0, step, 2 * step];
+        let (a, b, c) = (offsets(8), offsets(12), offsets(6));
+        let strided = spec.as_strided_batch(&[1.0; 3], &[0.5; 3], [&a, &b, &c]).unwrap();
+        assert_eq!(strided, spec.with_batch(3, 8, 12, 6));
+        assert_eq!(spec.as_strided_batch(&[1.0, 2.0, 1.0], &[0.5; 3], [&a, &b, &c]), None, "alphas differ");
+        assert_eq!(spec.as_strided_batch(&[1.0; 3], &[0.5; 3], [&a, &b, &[0, 6, 13]]), None, "no constant stride");
+        assert_eq!(spec.as_strided_batch(&[1.0; 3], &[0.5; 3], [&a, &b, &[0, 0, 0]]), None, "C items overlap");
+        assert_eq!(spec.as_strided_batch::<f32>(&[], &[], [&[], &[], &[]]), None, "no items");
     }
 
     /// Batch items of C may interleave in the gaps between each other's lines, never share an element.

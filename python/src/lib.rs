@@ -232,12 +232,6 @@ fn mem_len(mem: usize, bytes: usize) -> Result<usize> {
     Ok(size / bytes)
 }
 
-/// The constant step of `offsets` (≥ 0), if they have one.
-fn constant_stride(offsets: &[usize]) -> Option<usize> {
-    let step = offsets.get(1).map_or(Some(0), |second| second.checked_sub(offsets[0]))?;
-    offsets.windows(2).all(|w| w[0].checked_add(step) == Some(w[1])).then_some(step)
-}
-
 /// A batch with per-item alphas, betas and offsets, the arguments of CLBlast's `XgemmBatched`.
 /// Equal alphas and betas with offsets of a constant stride (and C items that do not overlap) run
 /// as one strided launch; otherwise each item is launched after the previous one. Every item is
@@ -319,14 +313,10 @@ unsafe fn batched<T: Element>(
     if count == 0 {
         return enqueue(queue, &base.with_batch(0, 0, 0, 0), T::ZERO, mems, T::ZERO, &[]);
     }
-    let uniform = alphas.iter().all(|x| *x == alphas[0]) && betas.iter().all(|x| *x == betas[0]);
-    let strides = [constant_stride(&offsets[0]), constant_stride(&offsets[1]), constant_stride(&offsets[2])];
-    if let (true, [Some(sa), Some(sb), Some(sc)]) = (uniform, strides) {
-        let spec = base.with_offsets(offsets[0][0], offsets[1][0], offsets[2][0]).with_batch(count, sa, sb, sc);
-        // Overlapping C items (say, all offsets equal) go one by one below, in order.
-        if spec.required_lengths(alphas[0] == T::ZERO).is_ok() {
-            return enqueue(queue, &spec, alphas[0], mems, betas[0], &[]);
-        }
+    // Overlapping C items (say, all offsets equal) go one by one below, in order.
+    let item_offsets = [offsets[0].as_slice(), offsets[1].as_slice(), offsets[2].as_slice()];
+    if let Some(spec) = base.as_strided_batch(alphas, betas, item_offsets) {
+        return enqueue(queue, &spec, alphas[0], mems, betas[0], &[]);
     }
     // Every item is checked before the first launch: the largest offsets need the longest buffers.
     let max = [0, 1, 2].map(|i| offsets[i].iter().copied().max().unwrap_or(0));
