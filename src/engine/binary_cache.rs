@@ -155,7 +155,27 @@ fn trusted_dir(dir: &Path) -> Result<PathBuf, String> {
     #[cfg(unix)]
     // SAFETY: geteuid has no preconditions and cannot fail.
     check_owner_and_mode(&meta, unsafe { libc::geteuid() })?;
+    remove_stale_temporaries(&dir);
     Ok(dir)
+}
+
+/// How old a temporary file must be to count as left by a store that died (a crash between its
+/// creation and its rename): a store takes well under a second.
+const STALE_TEMPORARY: std::time::Duration = std::time::Duration::from_secs(3600);
+
+/// Removes the temporary files (`.*.tmp`, regular files) that stores which died left behind, once
+/// older than [`STALE_TEMPORARY`]; a store under way keeps its own.
+fn remove_stale_temporaries(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        let Ok(meta) = entry.metadata() else { continue }; // the entry itself, never a link's target
+        let age = meta.modified().ok().and_then(|m| m.elapsed().ok());
+        if name.starts_with('.') && name.ends_with(".tmp") && meta.is_file() && age > Some(STALE_TEMPORARY) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 /// Refuses a directory that `euid` does not own, or that group or others may write (where another
@@ -230,6 +250,27 @@ mod tests {
     use super::*;
 
     const KEY: &str = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+
+    #[test]
+    fn temporaries_left_by_a_store_that_died_are_removed_once_stale() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache_dir = dir.path().join("cache");
+        std::fs::create_dir(&cache_dir).unwrap();
+        let stale = cache_dir.join(".abc123.tmp");
+        let fresh = cache_dir.join(".def456.tmp");
+        let entry = cache_dir.join(entry_name(KEY));
+        for path in [&stale, &fresh, &entry] {
+            std::fs::write(path, b"x").unwrap();
+        }
+        let two_hours_ago = std::time::SystemTime::now() - 2 * STALE_TEMPORARY;
+        std::fs::File::options().write(true).open(&stale).unwrap().set_modified(two_hours_ago).unwrap();
+        std::fs::File::options().write(true).open(&entry).unwrap().set_modified(two_hours_ago).unwrap();
+        let cache = BinaryCache::in_dir(Some(cache_dir));
+        assert!(cache.is_enabled());
+        assert!(!stale.exists(), "a temporary file of a store that died long ago is removed");
+        assert!(fresh.exists(), "a store under way keeps its temporary file");
+        assert!(entry.exists(), "entries are not temporaries, however old");
+    }
 
     /// A cache in a new temporary directory (removed with the returned guard).
     fn cache() -> (tempfile::TempDir, BinaryCache) {
