@@ -9,30 +9,14 @@
 #[path = "../../fuzz/checks/codegen_json.rs"]
 mod codegen_json;
 
-use std::path::Path;
-use std::sync::mpsc;
-use std::time::Duration;
-
-/// The fuzz target's seeds, by file name.
-fn seeds() -> Vec<(String, Vec<u8>)> {
-    let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../fuzz/seeds/codegen_json"));
-    let mut seeds: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|entry| {
-            let path = entry.unwrap().path();
-            (path.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&path).unwrap())
-        })
-        .collect();
-    seeds.sort();
-    assert!(seeds.len() >= 3, "{seeds:?}");
-    seeds
-}
+#[path = "../../fuzz/checks/replay.rs"]
+mod replay;
 
 /// Each seed, each of its truncations and each seed with one byte changed (three ways in turn),
 /// each with a name that says how it was made.
 fn mutations() -> Vec<(String, Vec<u8>)> {
     let mut cases = Vec::new();
-    for (name, bytes) in seeds() {
+    for (name, bytes) in replay::seeds("codegen_json", 3) {
         for cut in 0..bytes.len() {
             cases.push((format!("{name} cut at {cut}"), bytes[..cut].to_vec()));
         }
@@ -48,20 +32,5 @@ fn mutations() -> Vec<(String, Vec<u8>)> {
 
 #[test]
 fn the_parsers_return_on_every_truncation_and_changed_byte_of_their_seeds() {
-    let cases = mutations();
-    let names: Vec<String> = cases.iter().map(|(name, _)| name.clone()).collect();
-    let (done, progress) = mpsc::channel();
-    std::thread::spawn(move || {
-        for (i, (_, bytes)) in cases.iter().enumerate() {
-            codegen_json::check(bytes);
-            done.send(i).unwrap();
-        }
-    });
-    for (i, name) in names.iter().enumerate() {
-        match progress.recv_timeout(Duration::from_secs(10)) {
-            Ok(finished) => assert_eq!(finished, i),
-            Err(mpsc::RecvTimeoutError::Timeout) => panic!("no answer after 10 s on {name}"),
-            Err(mpsc::RecvTimeoutError::Disconnected) => panic!("the check panicked on {name}"),
-        }
-    }
+    replay::run_with_watchdog(mutations(), codegen_json::check);
 }

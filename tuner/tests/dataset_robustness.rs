@@ -8,29 +8,13 @@
 #[path = "../../fuzz/checks/dataset.rs"]
 mod dataset;
 
-use std::path::Path;
-use std::sync::mpsc;
-use std::time::Duration;
-
-/// The fuzz target's seeds, by file name.
-fn seeds() -> Vec<(String, Vec<u8>)> {
-    let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../fuzz/seeds/dataset"));
-    let mut seeds: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|entry| {
-            let path = entry.unwrap().path();
-            (path.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&path).unwrap())
-        })
-        .collect();
-    seeds.sort();
-    assert!(seeds.len() >= 4, "{seeds:?}");
-    seeds
-}
+#[path = "../../fuzz/checks/replay.rs"]
+mod replay;
 
 /// Each seed, each of its truncations, each seed with one byte changed (three ways each), and
 /// each pair of seeds joined, each with a name that says how it was made.
 fn mutations() -> Vec<(String, Vec<u8>)> {
-    let seeds = seeds();
+    let seeds = replay::seeds("dataset", 4);
     let mut cases = Vec::new();
     for (name, bytes) in &seeds {
         cases.push((name.clone(), bytes.clone()));
@@ -53,20 +37,5 @@ fn mutations() -> Vec<(String, Vec<u8>)> {
 
 #[test]
 fn the_reader_returns_on_every_truncation_and_changed_byte_of_its_seeds() {
-    let cases = mutations();
-    let names: Vec<String> = cases.iter().map(|(name, _)| name.clone()).collect();
-    let (done, progress) = mpsc::channel();
-    std::thread::spawn(move || {
-        for (i, (_, bytes)) in cases.iter().enumerate() {
-            dataset::check(bytes);
-            done.send(i).unwrap();
-        }
-    });
-    for (i, name) in names.iter().enumerate() {
-        match progress.recv_timeout(Duration::from_secs(10)) {
-            Ok(finished) => assert_eq!(finished, i),
-            Err(mpsc::RecvTimeoutError::Timeout) => panic!("no answer after 10 s on {name}"),
-            Err(mpsc::RecvTimeoutError::Disconnected) => panic!("the check panicked on {name}"),
-        }
-    }
+    replay::run_with_watchdog(mutations(), dataset::check);
 }
