@@ -39,36 +39,36 @@ fn lib_dir() -> PathBuf {
     found.unwrap_or_else(|| panic!("no libfewfit.so and libfewfit.a next to {}", exe.display()))
 }
 
-/// Compiles the C sources (with include/ and tests/c/ on the include path) and extra arguments
-/// into `out`; panics with the compiler's output on failure.
-fn compile(sources: &[&str], args: &[&str], out: &Path) {
-    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
-    let output = Command::new(&cc)
-        .args(["-std=gnu11", "-O1", "-Wall", "-Wextra", "-Werror", "-Iinclude", "-Itests/c"])
-        .args(sources)
-        .args(args)
-        .arg("-o")
-        .arg(out)
-        .current_dir(MANIFEST)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run the C compiler `{cc}` ({e}); scripts/ensure-opencl.sh installs gcc"));
-    assert!(output.status.success(), "{cc} failed:\n{}", String::from_utf8_lossy(&output.stderr));
+/// A compiler of the tests' sources: the variable that names another, its default, the language
+/// standard, and what installs it.
+struct Compiler {
+    variable: &'static str,
+    default: &'static str,
+    standard: &'static str,
+    package: &'static str,
 }
 
-/// Compiles C++ sources (with include/ and tests/c/ on the include path) and extra arguments into
-/// `out` with `$CXX`, else `g++`; panics with the compiler's output on failure.
-fn compile_cxx(sources: &[&str], args: &[&str], out: &Path) {
-    let cxx = std::env::var("CXX").unwrap_or_else(|_| "g++".into());
-    let output = Command::new(&cxx)
-        .args(["-std=c++17", "-O1", "-Wall", "-Wextra", "-Werror", "-Iinclude", "-Itests/c"])
+/// The C compiler: `$CC`, else `cc`.
+const C: Compiler = Compiler { variable: "CC", default: "cc", standard: "-std=gnu11", package: "gcc" };
+/// The C++ compiler: `$CXX`, else `g++`.
+const CXX: Compiler = Compiler { variable: "CXX", default: "g++", standard: "-std=c++17", package: "g++" };
+
+/// Compiles the sources (with include/ and tests/c/ on the include path) and extra arguments into
+/// `out`; panics with the compiler's output on failure.
+fn compile(compiler: &Compiler, sources: &[&str], args: &[&str], out: &Path) {
+    let command = std::env::var(compiler.variable).unwrap_or_else(|_| compiler.default.into());
+    let output = Command::new(&command)
+        .args([compiler.standard, "-O1", "-Wall", "-Wextra", "-Werror", "-Iinclude", "-Itests/c"])
         .args(sources)
         .args(args)
         .arg("-o")
         .arg(out)
         .current_dir(MANIFEST)
         .output()
-        .unwrap_or_else(|e| panic!("cannot run the C++ compiler `{cxx}` ({e}); scripts/ensure-opencl.sh installs g++"));
-    assert!(output.status.success(), "{cxx} failed:\n{}", String::from_utf8_lossy(&output.stderr));
+        .unwrap_or_else(|e| {
+            panic!("cannot run the compiler `{command}` ({e}); scripts/ensure-opencl.sh installs {}", compiler.package)
+        });
+    assert!(output.status.success(), "{command} failed:\n{}", String::from_utf8_lossy(&output.stderr));
 }
 
 /// Runs a program with extra arguments and environment, prints its output, and returns it.
@@ -102,12 +102,12 @@ fn c_program_through_shared_and_static_library() {
     let shared = Path::new(TMP).join("capi_test_shared");
     let rpath = format!("-Wl,-rpath,{}", dir.display());
     let lib_path = format!("-L{}", dir.display());
-    compile(&["tests/c/capi_test.c"], &[&lib_path, "-lfewfit", &rpath, "-lOpenCL", "-lm"], &shared);
+    compile(&C, &["tests/c/capi_test.c"], &[&lib_path, "-lfewfit", &rpath, "-lOpenCL", "-lm"], &shared);
     let static_exe = Path::new(TMP).join("capi_test_static");
     let archive = dir.join("libfewfit.a");
     let mut args = vec![archive.to_str().expect("UTF-8 path")];
     args.extend_from_slice(STATIC_DEPS);
-    compile(&["tests/c/capi_test.c"], &args, &static_exe);
+    compile(&C, &["tests/c/capi_test.c"], &args, &static_exe);
     for exe in [shared, static_exe] {
         let output = run(&exe, None);
         assert!(output.status.success(), "{} failed", exe.display());
@@ -127,7 +127,7 @@ fn c_invalid_arguments_cross_product() {
     let exe = Path::new(TMP).join("invalid_args_test");
     let rpath = format!("-Wl,-rpath,{}", dir.display());
     let lib_path = format!("-L{}", dir.display());
-    compile(&["tests/c/invalid_args_test.c"], &[&lib_path, "-lfewfit", &rpath, "-lOpenCL", "-lm"], &exe);
+    compile(&C, &["tests/c/invalid_args_test.c"], &[&lib_path, "-lfewfit", &rpath, "-lOpenCL", "-lm"], &exe);
     let output = run(&exe, None);
     assert!(output.status.success(), "{} failed", exe.display());
 }
@@ -238,7 +238,7 @@ fn clblast_program_switches_to_fewfit_with_ld_preload_and_the_shim() {
         return;
     }
     let client = Path::new(TMP).join("clblast_switch");
-    compile(&["tests/c/clblast_switch.c"], &["-lclblast", "-lOpenCL", "-ldl", "-lm"], &client);
+    compile(&C, &["tests/c/clblast_switch.c"], &["-lclblast", "-lOpenCL", "-ldl", "-lm"], &client);
     let library = installed_library();
 
     let plain = run(&client, None);
@@ -275,7 +275,7 @@ fn clblast_cpp_program_switches_to_fewfit_with_ld_preload() {
         return;
     }
     let client = Path::new(TMP).join("clblast_cpp");
-    compile_cxx(&["tests/c/clblast_cpp.cpp"], &["-lclblast", "-lOpenCL", "-ldl"], &client);
+    compile(&CXX, &["tests/c/clblast_cpp.cpp"], &["-lclblast", "-lOpenCL", "-ldl"], &client);
     let library = installed_library();
 
     let plain = run(&client, None);
@@ -309,7 +309,7 @@ fn dlopen_program_reaches_fewfit_through_the_shim() {
         return;
     }
     let client = Path::new(TMP).join("clblast_dlopen");
-    compile(&["tests/c/clblast_dlopen.c"], &["-lOpenCL", "-ldl", "-lm"], &client);
+    compile(&C, &["tests/c/clblast_dlopen.c"], &["-lOpenCL", "-ldl", "-lm"], &client);
 
     let plain = run(&client, None);
     let stdout = String::from_utf8_lossy(&plain.stdout);
@@ -386,7 +386,7 @@ fn installed_prefix_builds_with_cmake_and_pkg_config() {
     let rpath = format!("-Wl,-rpath,{}", prefix.join("lib").display());
     let mut args: Vec<&str> = flags.split_whitespace().collect();
     args.extend([rpath.as_str(), "-lOpenCL"]);
-    compile_cxx(&["tests/c/cmake_consumer/consumer.cpp"], &args, &exe);
+    compile(&CXX, &["tests/c/cmake_consumer/consumer.cpp"], &args, &exe);
     let output = run(&exe, None);
     assert!(output.status.success() && String::from_utf8_lossy(&output.stdout).contains("consumer: ok"));
 }
