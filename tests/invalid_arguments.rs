@@ -14,7 +14,7 @@
 
 mod common;
 
-use common::{check, download, random, reference, upload};
+use common::{batch_reference, check, download, random, upload};
 use fewfit::{gemm, gemm_host, gemm_no_event, DefaultDevice, Error, GemmSpec, Layout, Transpose};
 
 const LAYOUTS: [Layout; 2] = [Layout::RowMajor, Layout::ColumnMajor];
@@ -148,19 +148,8 @@ fn verify(case: &Case, result: fewfit::Result<()>, [a, b, c0]: &[Vec<f32>; 3], g
         (Some(name), other) => panic!("{what}: expected InvalidArgument({name}), got {other:?}"),
         (None, Err(e)) => panic!("{what}: failed: {e}"),
         (None, Ok(())) => {
-            let spec = &case.spec;
-            let mut expected = Vec::new();
-            for item in 0..spec.batch_count {
-                let one = spec
-                    .with_offsets(
-                        spec.a_offset + item * spec.a_batch_stride,
-                        spec.b_offset + item * spec.b_batch_stride,
-                        spec.c_offset + item * spec.c_batch_stride,
-                    )
-                    .with_batch(1, 0, 0, 0);
-                expected.extend(reference(&one, case.alpha, a, b, case.beta, c0));
-            }
-            check(spec, got, c0, &expected).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let expected = batch_reference(&case.spec, case.alpha, a, b, case.beta, c0);
+            check(&case.spec, got, c0, &expected).unwrap_or_else(|e| panic!("{what}: {e}"));
         }
     }
 }

@@ -10,7 +10,7 @@
 
 mod common;
 
-use common::{buffer_len, c_index, check, device, download, random, reference, upload};
+use common::{batch_reference, buffer_len, c_index, check, device, download, random, upload};
 use fewfit::tuning::{AtomicAdd, LaunchPolicy};
 use fewfit::{chosen_variant, gemm, gemm_no_event, DefaultDevice, DeviceClass, GemmSpec, Layout, Transpose};
 use opencl3::command_queue::{CommandQueue, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE};
@@ -92,19 +92,8 @@ impl Run {
     /// with A taken from `a` (the data A's buffer holds by then).
     fn check(&self, device: &DefaultDevice, a: &[f32], label: &str) {
         let got = download(device, &self.buffers[2], self.c0.len());
-        let spec = &self.spec;
-        let mut expected = Vec::new();
-        for item in 0..spec.batch_count {
-            let one = spec
-                .with_offsets(
-                    spec.a_offset + item * spec.a_batch_stride,
-                    spec.b_offset + item * spec.b_batch_stride,
-                    spec.c_offset + item * spec.c_batch_stride,
-                )
-                .with_batch(1, 0, 0, 0);
-            expected.extend(reference(&one, self.alpha, a, &self.b, self.beta, &self.c0));
-        }
-        check(spec, &got, &self.c0, &expected).unwrap_or_else(|e| panic!("{label}: {e}"));
+        let expected = batch_reference(&self.spec, self.alpha, a, &self.b, self.beta, &self.c0);
+        check(&self.spec, &got, &self.c0, &expected).unwrap_or_else(|e| panic!("{label}: {e}"));
     }
 }
 

@@ -107,6 +107,30 @@ pub fn reference<T: TestElement>(
     out
 }
 
+/// [`reference`] of every item of a strided batch (`spec.batch_count` items, each shifted by the
+/// batch strides), items in order.
+pub fn batch_reference<T: TestElement>(
+    spec: &GemmSpec,
+    alpha: T,
+    a: &[T],
+    b: &[T],
+    beta: T,
+    c: &[T],
+) -> Vec<(usize, f64, f64)> {
+    let mut out = Vec::new();
+    for item in 0..spec.batch_count {
+        let one = spec
+            .with_offsets(
+                spec.a_offset + item * spec.a_batch_stride,
+                spec.b_offset + item * spec.b_batch_stride,
+                spec.c_offset + item * spec.c_batch_stride,
+            )
+            .with_batch(1, 0, 0, 0);
+        out.extend(reference(&one, alpha, a, b, beta, c));
+    }
+    out
+}
+
 /// [`reference`] of the one element C[i][j]: its index, expected value and error bound.
 #[allow(clippy::too_many_arguments)]
 pub fn reference_at<T: TestElement>(
@@ -272,11 +296,7 @@ pub fn check_strided_batch(
     let a = random::<f32>(len(one.a_dims(), strides.0, one.lda), 1);
     let b = random::<f32>(len(one.b_dims(), strides.1, one.ldb), 2);
     let c0 = random::<f32>(len(one.c_dims(), strides.2, one.ldc), 3);
-    let mut expected = Vec::new();
-    for item in 0..count {
-        let shifted = one.with_offsets(item * strides.0, item * strides.1, item * strides.2);
-        expected.extend(reference(&shifted, alpha, &a, &b, beta, &c0));
-    }
+    let expected = batch_reference(&spec, alpha, &a, &b, beta, &c0);
     let (a_buf, b_buf) = (upload(device, &a), upload(device, &b));
     let mut c_buf = upload(device, &c0);
     let event = gemm_with(&device.queue, &spec, alpha, &a_buf, &b_buf, beta, &mut c_buf, &[], Selection::Forced(id))
