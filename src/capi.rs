@@ -251,15 +251,15 @@ impl Call {
     fn enqueue<T: Element>(
         &self,
         spec: &GemmSpec,
-        alpha: T,
-        beta: T,
+        alpha: T::Scalar,
+        beta: T::Scalar,
         lengths: [usize; 3],
         wait: &[cl_event],
         want_event: bool,
     ) -> Result<cl_event, Code> {
         // SAFETY: the caller of the entry point vouches for the queue and buffers; `lengths` were
         // queried from the buffers by `check`.
-        unsafe { enqueue_checked(self.queue, spec, alpha, self.mems, lengths, beta, wait, Selection::Auto, want_event) }
+        unsafe { enqueue_checked::<T>(self.queue, spec, alpha, self.mems, lengths, beta, wait, Selection::Auto, want_event) }
             .map_err(|e| error_code::<T>(&e, self.queue))
     }
 }
@@ -281,10 +281,10 @@ unsafe fn strided<T: Element>(
     a_transpose: c_int,
     b_transpose: c_int,
     (m, n, k): (usize, usize, usize),
-    alpha: T,
+    alpha: T::Scalar,
     (a, a_offset, a_ld, a_stride): (cl_mem, usize, usize, usize),
     (b, b_offset, b_ld, b_stride): (cl_mem, usize, usize, usize),
-    beta: T,
+    beta: T::Scalar,
     (c, c_offset, c_ld, c_stride): (cl_mem, usize, usize, usize),
     batch_count: usize,
     queue: *mut cl_command_queue,
@@ -296,7 +296,7 @@ unsafe fn strided<T: Element>(
         let spec =
             call.spec.with_offsets(a_offset, b_offset, c_offset).with_batch(batch_count, a_stride, b_stride, c_stride);
         let lengths = call.check::<T>(&spec)?;
-        hand_over(call.enqueue(&spec, alpha, beta, lengths, &[], !event.is_null())?, event);
+        hand_over(call.enqueue::<T>(&spec, alpha, beta, lengths, &[], !event.is_null())?, event);
         Ok(())
     })();
     stats::record::<T>(&result);
@@ -312,17 +312,17 @@ unsafe fn batched<T: Element>(
     a_transpose: c_int,
     b_transpose: c_int,
     (m, n, k): (usize, usize, usize),
-    alphas: *const T,
+    alphas: *const T::Scalar,
     a: (cl_mem, *const usize, usize),
     b: (cl_mem, *const usize, usize),
-    betas: *const T,
+    betas: *const T::Scalar,
     c: (cl_mem, *const usize, usize),
     batch_count: usize,
     queue: *mut cl_command_queue,
     event: *mut cl_event,
 ) -> Result<(), Code> {
     let result =
-        batched_items(layout, a_transpose, b_transpose, (m, n, k), alphas, a, b, betas, c, batch_count, queue, event);
+        batched_items::<T>(layout, a_transpose, b_transpose, (m, n, k), alphas, a, b, betas, c, batch_count, queue, event);
     stats::record::<T>(&result);
     result
 }
@@ -334,10 +334,10 @@ unsafe fn batched_items<T: Element>(
     a_transpose: c_int,
     b_transpose: c_int,
     (m, n, k): (usize, usize, usize),
-    alphas: *const T,
+    alphas: *const T::Scalar,
     (a, a_offsets, a_ld): (cl_mem, *const usize, usize),
     (b, b_offsets, b_ld): (cl_mem, *const usize, usize),
-    betas: *const T,
+    betas: *const T::Scalar,
     (c, c_offsets, c_ld): (cl_mem, *const usize, usize),
     batch_count: usize,
     queue: *mut cl_command_queue,
@@ -357,7 +357,7 @@ unsafe fn batched_items<T: Element>(
     // Overlapping C items (say, all offsets equal) go one by one below, in order.
     if let Some(spec) = call.spec.as_strided_batch(alphas, betas, offsets) {
         let lengths = call.check::<T>(&spec)?;
-        hand_over(call.enqueue(&spec, alphas[0], betas[0], lengths, &[], !event.is_null())?, event);
+        hand_over(call.enqueue::<T>(&spec, alphas[0], betas[0], lengths, &[], !event.is_null())?, event);
         return Ok(());
     }
     // Every item is checked before the first launch: the largest offsets need the longest buffers.
@@ -369,7 +369,7 @@ unsafe fn batched_items<T: Element>(
         let wait: &[cl_event] = previous.as_slice();
         // Every item but the last is waited on by the next; the last only by the caller, if at all.
         let want_event = i + 1 < batch_count || !event.is_null();
-        let launched = call.enqueue(&spec, alphas[i], betas[i], lengths, wait, want_event);
+        let launched = call.enqueue::<T>(&spec, alphas[i], betas[i], lengths, wait, want_event);
         if let Some(p) = previous.take() {
             // The next launch (if any) holds its own dependency on it.
             let _ = release_event(p);

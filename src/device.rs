@@ -94,6 +94,10 @@ pub struct DeviceInfo {
     /// Whether kernels may copy global to local memory asynchronously by PTX `cp.async`: an NVIDIA
     /// GPU of compute capability 8.0 or later (cl_nv_device_attribute_query).
     pub async_copies: bool,
+    /// Whether the device has tensor cores that PTX `mma.sync` reaches for f16, bf16 and tf32
+    /// (an NVIDIA GPU of compute capability 8.0 or later): the tensor-core family then runs them
+    /// (`-DNVIDIA_MMA`), and [`crate::Compute::FastTf32`] takes effect.
+    pub tensor_cores: bool,
     /// In the `cpu` class (every CPU, unless `FEWFIT_DEVICE_CLASS` names another class), the
     /// device's native vector widths for f32 and f64 (the elements one vector register holds),
     /// which cap the panel family's VW ([`DeviceInfo::vw_cap`]); None in the other classes, whose
@@ -135,6 +139,7 @@ impl DeviceInfo {
             fp64: d.double_fp_config().map(|c| c != 0).unwrap_or(false),
             int64_atomics: d.extensions().map(|e| e.contains("cl_khr_int64_base_atomics")).unwrap_or(false),
             async_copies,
+            tensor_cores: async_copies,
             cpu_vector_lanes,
         })
     }
@@ -143,7 +148,7 @@ impl DeviceInfo {
     /// `-DVW_CAP`): in the `cpu` class, the widest VW the device's vector registers hold
     /// ([`codegen::vw_cap`](crate::codegen::vw_cap)); None elsewhere, where VW runs as it is.
     pub fn vw_cap(&self, precision: Precision) -> Option<u32> {
-        self.cpu_vector_lanes.map(|lanes| crate::codegen::vw_cap(lanes[precision as usize]))
+        self.cpu_vector_lanes.map(|lanes| crate::codegen::vw_cap(lanes[(precision.compute_bytes() == 8) as usize]))
     }
 
     /// A variant as this device runs it in `precision`: a CPU narrows the panel family's VW to its

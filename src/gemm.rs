@@ -12,8 +12,8 @@ use opencl3::types::{cl_command_queue, cl_event, cl_mem};
 use crate::cl::{mem_context, mem_len, queue_context};
 use crate::dispatch::VariantId;
 use crate::engine::Engine;
-use crate::error::{cl, Error, Result};
-use crate::spec::{invalid, Element, GemmSpec, Precision};
+use crate::error::{cl, Result};
+use crate::spec::{invalid, Element, GemmSpec};
 
 /// How to choose the variant of a call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -26,7 +26,8 @@ pub enum Selection {
 }
 
 /// Enqueues a GEMM on raw OpenCL handles and returns its event (the caller releases it). The queue
-/// may belong to any context and device; the shipped set is built for it on first use.
+/// may belong to any context and device; the shipped set is built for it on first use. The buffers
+/// hold elements of `T`, which the call names (`enqueue_raw::<half::f16>(...)`).
 ///
 /// # Safety
 /// `queue`, the buffers and the events in `wait` must be valid OpenCL objects of one context.
@@ -34,15 +35,15 @@ pub enum Selection {
 pub unsafe fn enqueue_raw<T: Element>(
     queue: cl_command_queue,
     spec: &GemmSpec,
-    alpha: T,
+    alpha: T::Scalar,
     a: cl_mem,
     b: cl_mem,
-    beta: T,
+    beta: T::Scalar,
     c: cl_mem,
     wait: &[cl_event],
     selection: Selection,
 ) -> Result<cl_event> {
-    enqueue_buffers(queue, spec, alpha, [a, b, c], beta, wait, selection, true)
+    enqueue_buffers::<T>(queue, spec, alpha, [a, b, c], beta, wait, selection, true)
 }
 
 /// [`enqueue_raw`] with the choice of an event: reads the buffers' lengths, then checks and
@@ -54,14 +55,14 @@ pub unsafe fn enqueue_raw<T: Element>(
 unsafe fn enqueue_buffers<T: Element>(
     queue: cl_command_queue,
     spec: &GemmSpec,
-    alpha: T,
+    alpha: T::Scalar,
     [a, b, c]: [cl_mem; 3],
-    beta: T,
+    beta: T::Scalar,
     wait: &[cl_event],
     selection: Selection,
     want_event: bool,
 ) -> Result<cl_event> {
-    let alpha_is_zero = alpha == T::ZERO;
+    let alpha_is_zero = alpha == T::SCALAR_ZERO;
     let needed = spec.required_lengths(alpha_is_zero)?;
     let mut lengths = [0; 3];
     let mut context = None;
@@ -85,7 +86,7 @@ unsafe fn enqueue_buffers<T: Element>(
             }
         }
     }
-    enqueue_checked(queue, spec, alpha, [a, b, c], lengths, beta, wait, selection, want_event)
+    enqueue_checked::<T>(queue, spec, alpha, [a, b, c], lengths, beta, wait, selection, want_event)
 }
 
 /// [`enqueue_raw`] once the buffers' lengths (in elements) are known: checks the spec against
@@ -100,23 +101,18 @@ unsafe fn enqueue_buffers<T: Element>(
 pub(crate) unsafe fn enqueue_checked<T: Element>(
     queue: cl_command_queue,
     spec: &GemmSpec,
-    alpha: T,
+    alpha: T::Scalar,
     [a, b, c]: [cl_mem; 3],
     lengths: [usize; 3],
-    beta: T,
+    beta: T::Scalar,
     wait: &[cl_event],
     selection: Selection,
     want_event: bool,
 ) -> Result<cl_event> {
-    let alpha_is_zero = alpha == T::ZERO;
+    let alpha_is_zero = alpha == T::SCALAR_ZERO;
     let problem = spec.validate(alpha_is_zero, lengths, [a, b, c])?;
     let engine = Engine::for_queue(queue)?;
-    if T::PRECISION == Precision::F64 && !engine.info.fp64 {
-        return Err(Error::Unavailable {
-            what: "f64 GEMM".into(),
-            reason: format!("{} has no fp64", engine.info.name),
-        });
-    }
+    let precision = engine.runs_as(spec.precision(T::PRECISION))?;
     if problem.m == 0 || problem.n == 0 || problem.batch == 0 {
         if !want_event {
             return Ok(ptr::null_mut());
@@ -126,13 +122,13 @@ pub(crate) unsafe fn enqueue_checked<T: Element>(
             .map_err(cl("clEnqueueMarkerWithWaitList"));
     }
     if problem.k == 0 || alpha_is_zero {
-        return engine.enqueue_scale(queue, &problem, beta, wait, want_event);
+        return engine.enqueue_scale::<T>(queue, precision, &problem, beta, wait, want_event);
     }
     let id = match selection {
-        Selection::Auto => engine.select(problem.features()),
+        Selection::Auto => engine.select(precision, problem.features()),
         Selection::Forced(id) => id,
     };
-    engine.enqueue_variant(queue, id, &problem, alpha, beta, wait, want_event)
+    engine.enqueue_variant::<T>(queue, precision, id, &problem, alpha, beta, wait, want_event)
 }
 
 /// Enqueues C = alpha * op(A) * op(B) + beta * C on device buffers, after the events in `wait`,
@@ -141,10 +137,10 @@ pub(crate) unsafe fn enqueue_checked<T: Element>(
 pub fn gemm<T: Element>(
     queue: &CommandQueue,
     spec: &GemmSpec,
-    alpha: T,
+    alpha: T::Scalar,
     a: &Buffer<T>,
     b: &Buffer<T>,
-    beta: T,
+    beta: T::Scalar,
     c: &mut Buffer<T>,
     wait: &[cl_event],
 ) -> Result<Event> {
@@ -159,16 +155,16 @@ pub fn gemm<T: Element>(
 pub fn gemm_no_event<T: Element>(
     queue: &CommandQueue,
     spec: &GemmSpec,
-    alpha: T,
+    alpha: T::Scalar,
     a: &Buffer<T>,
     b: &Buffer<T>,
-    beta: T,
+    beta: T::Scalar,
     c: &mut Buffer<T>,
     wait: &[cl_event],
 ) -> Result<()> {
     // SAFETY: the opencl3 objects are valid for the call; the caller's events come from the same context.
     let event = unsafe {
-        enqueue_buffers(queue.get(), spec, alpha, [a.get(), b.get(), c.get()], beta, wait, Selection::Auto, false)?
+        enqueue_buffers::<T>(queue.get(), spec, alpha, [a.get(), b.get(), c.get()], beta, wait, Selection::Auto, false)?
     };
     debug_assert!(event.is_null(), "a launch asked for no event returned one");
     Ok(())
@@ -179,22 +175,23 @@ pub fn gemm_no_event<T: Element>(
 pub fn gemm_with<T: Element>(
     queue: &CommandQueue,
     spec: &GemmSpec,
-    alpha: T,
+    alpha: T::Scalar,
     a: &Buffer<T>,
     b: &Buffer<T>,
-    beta: T,
+    beta: T::Scalar,
     c: &mut Buffer<T>,
     wait: &[cl_event],
     selection: Selection,
 ) -> Result<Event> {
     // SAFETY: the opencl3 objects are valid for the call; the caller's events come from the same context.
-    let event = unsafe { enqueue_raw(queue.get(), spec, alpha, a.get(), b.get(), beta, c.get(), wait, selection)? };
+    let event = unsafe { enqueue_raw::<T>(queue.get(), spec, alpha, a.get(), b.get(), beta, c.get(), wait, selection)? };
     Ok(Event::new(event))
 }
 
 /// The variant a call would run on a queue's device (after fallback), without running it.
 pub fn chosen_variant<T: Element>(queue: &CommandQueue, spec: &GemmSpec) -> Result<VariantId> {
     let engine = Engine::for_queue(queue.get())?;
-    let id = engine.select(spec.kernel_features());
-    engine.resolve(id, T::PRECISION)
+    let precision = engine.runs_as(spec.precision(T::PRECISION))?;
+    let id = engine.select(precision, spec.kernel_features());
+    engine.resolve(id, precision)
 }

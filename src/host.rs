@@ -10,8 +10,8 @@ use crate::spec::{Element, GemmSpec};
 
 /// C = alpha * op(A) * op(B) + beta * C on host slices, through the default device
 /// (`FEWFIT_DEVICE`). Checks every argument against the slice lengths before any device work.
-pub fn gemm_host<T: Element>(spec: &GemmSpec, alpha: T, a: &[T], b: &[T], beta: T, c: &mut [T]) -> Result<()> {
-    spec.validate(alpha == T::ZERO, [a.len(), b.len(), c.len()], [std::ptr::null_mut(); 3])?;
+pub fn gemm_host<T: Element>(spec: &GemmSpec, alpha: T::Scalar, a: &[T], b: &[T], beta: T::Scalar, c: &mut [T]) -> Result<()> {
+    spec.validate(alpha == T::SCALAR_ZERO, [a.len(), b.len(), c.len()], [std::ptr::null_mut(); 3])?;
     if spec.m == 0 || spec.n == 0 {
         return Ok(());
     }
@@ -58,10 +58,10 @@ fn fits_one_buffer<T: Element>(name: &'static str, len: usize, max_alloc_bytes: 
 /// memory order are accepted (non-contiguous views are copied); C must be contiguous, in either order.
 #[cfg(feature = "ndarray")]
 pub fn gemm_ndarray<T: Element>(
-    alpha: T,
+    alpha: T::Scalar,
     a: ndarray::ArrayView2<'_, T>,
     b: ndarray::ArrayView2<'_, T>,
-    beta: T,
+    beta: T::Scalar,
     c: &mut ndarray::Array2<T>,
 ) -> Result<()> {
     use crate::error::Error;

@@ -27,6 +27,9 @@ mod spec;
 
 pub mod capi;
 
+/// The `half` crate, whose `f16` and `bf16` are fewfit's 16-bit element types.
+pub use half;
+
 /// Compiling and launching variants outside the shipped set, and the shipped trees as data, for
 /// fewfit's tuner, bench and tests (cargo feature `tuning`); not part of the API users call.
 #[cfg(feature = "tuning")]
@@ -55,4 +58,4 @@ pub use gemm::{chosen_variant, enqueue_raw, gemm, gemm_no_event, gemm_with, Sele
 pub use host::gemm_host;
 #[cfg(feature = "ndarray")]
 pub use host::gemm_ndarray;
-pub use spec::{Element, GemmSpec, Layout, Precision, Transpose};
+pub use spec::{Compute, Element, GemmSpec, Layout, Precision, Transpose};

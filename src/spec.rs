@@ -26,22 +26,65 @@ pub enum Transpose {
     Yes,
 }
 
-/// Floating-point precision of a GEMM.
+/// The arithmetic of a GEMM: the element type stored in A, B and C, and how products are computed.
+/// Each precision has its own built set and its own tree per device class.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Precision {
-    /// f32.
+    /// f32 storage and arithmetic.
     F32 = 0,
-    /// f64 (needs a device with fp64).
+    /// f64 storage and arithmetic (needs a device with fp64).
     F64 = 1,
+    /// IEEE binary16 storage, f32 arithmetic and accumulation (no extension needed: the kernels
+    /// convert with OpenCL's core `vload_half` / `vstore_half_rte`).
+    F16 = 2,
+    /// bfloat16 storage, f32 arithmetic and accumulation (conversions by bit operations).
+    Bf16 = 3,
+    /// f32 storage with products on TF32 tensor cores (10-bit mantissa inputs, f32 accumulation):
+    /// what an f32 call with [`Compute::FastTf32`] runs where the device has tensor cores.
+    Tf32 = 4,
 }
 
 impl Precision {
-    /// Bytes per element.
+    /// Every precision, in index order.
+    pub const ALL: [Precision; 5] = [Precision::F32, Precision::F64, Precision::F16, Precision::Bf16, Precision::Tf32];
+
+    /// The name used in datasets, tree files and logs: `f32`, `f64`, `f16`, `bf16`, `tf32`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Precision::F32 => "f32",
+            Precision::F64 => "f64",
+            Precision::F16 => "f16",
+            Precision::Bf16 => "bf16",
+            Precision::Tf32 => "tf32",
+        }
+    }
+
+    /// The precision with this [`Precision::name`].
+    pub fn from_name(name: &str) -> Option<Precision> {
+        Precision::ALL.into_iter().find(|p| p.name() == name)
+    }
+
+    /// Bytes per stored element.
     pub fn bytes(self) -> usize {
         match self {
-            Precision::F32 => 4,
+            Precision::F32 | Precision::Tf32 => 4,
             Precision::F64 => 8,
+            Precision::F16 | Precision::Bf16 => 2,
         }
+    }
+
+    /// Bytes of the arithmetic type: what the kernels hold in registers and local memory
+    /// (the tensor-core family excepted, which stages operands as stored).
+    pub fn compute_bytes(self) -> usize {
+        match self {
+            Precision::F64 => 8,
+            _ => 4,
+        }
+    }
+
+    /// Whether A, B and C hold 16-bit elements (f16 or bf16).
+    pub fn is_half(self) -> bool {
+        matches!(self, Precision::F16 | Precision::Bf16)
     }
 
     /// The OpenCL build options that select it in the kernels.
@@ -49,34 +92,79 @@ impl Precision {
         match self {
             Precision::F32 => "-DPRECISION=32",
             Precision::F64 => "-DPRECISION=64",
+            Precision::F16 => "-DPRECISION=32 -DSTORAGE_F16",
+            Precision::Bf16 => "-DPRECISION=32 -DSTORAGE_BF16",
+            Precision::Tf32 => "-DPRECISION=32 -DCOMPUTE_TF32",
         }
     }
 }
 
-/// An element type the kernels compute in: f32 or f64. Sealed: the kernels and the buffer-length
-/// checks count in these types' sizes, so no other type may stand for them.
+impl std::fmt::Display for Precision {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// How an f32 GEMM may compute its products (cuBLAS's compute types).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Compute {
+    /// In the storage precision (the default; f16 and bf16 always accumulate in f32).
+    #[default]
+    Default,
+    /// Opt-in for f32 calls: products on TF32 tensor cores where the device has them
+    /// (`CUBLAS_COMPUTE_32F_FAST_TF32`), plain f32 elsewhere. Ignored by other precisions.
+    FastTf32,
+}
+
+/// An element type the kernels store: f32, f64, `half::f16` or `half::bf16`. Sealed: the kernels
+/// and the buffer-length checks count in these types' sizes, so no other type may stand for them.
 pub trait Element: sealed::Sealed + Copy + Default + PartialEq + Send + Sync + std::fmt::Debug + 'static {
     /// The precision of this type.
     const PRECISION: Precision;
     /// Zero.
     const ZERO: Self;
+    /// The type of alpha and beta, and of the arithmetic: f32 for the 16-bit types (as cuBLAS's
+    /// default for half), else the type itself.
+    type Scalar: Copy + PartialEq + Send + Sync + std::fmt::Debug + 'static;
+    /// Zero as a scalar.
+    const SCALAR_ZERO: Self::Scalar;
 }
 
 impl Element for f32 {
     const PRECISION: Precision = Precision::F32;
     const ZERO: Self = 0.0;
+    type Scalar = f32;
+    const SCALAR_ZERO: f32 = 0.0;
 }
 
 impl Element for f64 {
     const PRECISION: Precision = Precision::F64;
     const ZERO: Self = 0.0;
+    type Scalar = f64;
+    const SCALAR_ZERO: f64 = 0.0;
+}
+
+impl Element for half::f16 {
+    const PRECISION: Precision = Precision::F16;
+    const ZERO: Self = half::f16::ZERO;
+    type Scalar = f32;
+    const SCALAR_ZERO: f32 = 0.0;
+}
+
+impl Element for half::bf16 {
+    const PRECISION: Precision = Precision::Bf16;
+    const ZERO: Self = half::bf16::ZERO;
+    type Scalar = f32;
+    const SCALAR_ZERO: f32 = 0.0;
 }
 
 mod sealed {
-    /// Implemented for f32 and f64 only, so that [`super::Element`] cannot be implemented elsewhere.
+    /// Implemented for the element types only, so that [`super::Element`] cannot be implemented elsewhere.
     pub trait Sealed {}
     impl Sealed for f32 {}
     impl Sealed for f64 {}
+    impl Sealed for half::f16 {}
+    impl Sealed for half::bf16 {}
 }
 
 /// Shape, layout, transposes, offsets and leading dimensions of a GEMM, as in BLAS (offsets and
@@ -115,6 +203,8 @@ pub struct GemmSpec {
     pub b_batch_stride: usize,
     /// Elements between consecutive C matrices of a batch (at least C's span, so they do not overlap).
     pub c_batch_stride: usize,
+    /// How an f32 GEMM may compute its products (TF32 is opt-in; ignored by other precisions).
+    pub compute: Compute,
 }
 
 impl GemmSpec {
@@ -137,6 +227,7 @@ impl GemmSpec {
             a_batch_stride: 0,
             b_batch_stride: 0,
             c_batch_stride: 0,
+            compute: Compute::Default,
         };
         spec.lda = spec.a_dims().1.max(1);
         spec.ldb = spec.b_dims().1.max(1);
@@ -166,6 +257,21 @@ impl GemmSpec {
         (self.batch_count, self.a_batch_stride, self.b_batch_stride, self.c_batch_stride) =
             (count, a_stride, b_stride, c_stride);
         self
+    }
+
+    /// Sets how an f32 GEMM may compute its products ([`Compute::FastTf32`] opts in to TF32).
+    pub fn with_compute(mut self, compute: Compute) -> GemmSpec {
+        self.compute = compute;
+        self
+    }
+
+    /// The precision a call on elements of `storage` runs in: [`Precision::Tf32`] for an f32 call
+    /// with [`Compute::FastTf32`], else the storage's own.
+    pub fn precision(&self, storage: Precision) -> Precision {
+        match (storage, self.compute) {
+            (Precision::F32, Compute::FastTf32) => Precision::Tf32,
+            _ => storage,
+        }
     }
 
     /// An array batch (CLBlast's `XgemmBatched`: `count` items of this spec at per-item offsets,

@@ -27,10 +27,10 @@ impl CompiledVariant {
         &self,
         queue: &opencl3::command_queue::CommandQueue,
         spec: &crate::spec::GemmSpec,
-        alpha: T,
+        alpha: T::Scalar,
         a: &opencl3::memory::Buffer<T>,
         b: &opencl3::memory::Buffer<T>,
-        beta: T,
+        beta: T::Scalar,
         c: &mut opencl3::memory::Buffer<T>,
         wait: &[cl_event],
     ) -> Result<opencl3::event::Event> {
@@ -48,24 +48,24 @@ impl CompiledVariant {
         &self,
         queue: &opencl3::command_queue::CommandQueue,
         spec: &crate::spec::GemmSpec,
-        alpha: T,
+        alpha: T::Scalar,
         a: &opencl3::memory::Buffer<T>,
         b: &opencl3::memory::Buffer<T>,
-        beta: T,
+        beta: T::Scalar,
         c: &mut opencl3::memory::Buffer<T>,
         wait: &[cl_event],
     ) -> Result<(opencl3::event::Event, Option<opencl3::event::Event>)> {
         use opencl3::memory::ClMem;
         let lengths = [mem_len::<T>(a.get())?, mem_len::<T>(b.get())?, mem_len::<T>(c.get())?];
-        let problem = spec.validate(alpha == T::ZERO, lengths, [a.get(), b.get(), c.get()])?;
-        if problem.m == 0 || problem.n == 0 || problem.batch == 0 || problem.k == 0 || alpha == T::ZERO {
+        let problem = spec.validate(alpha == T::SCALAR_ZERO, lengths, [a.get(), b.get(), c.get()])?;
+        if problem.m == 0 || problem.n == 0 || problem.batch == 0 || problem.k == 0 || alpha == T::SCALAR_ZERO {
             return Err(Error::InvalidArgument {
                 name: "spec",
                 value: format!("{spec:?}"),
                 reason: "a variant runs only a non-empty product with alpha != 0".into(),
             });
         }
-        let (kernel, first) = self.enqueue_with_first(queue.get(), &problem, alpha, beta, wait, true)?;
+        let (kernel, first) = self.enqueue_with_first::<T>(queue.get(), &problem, alpha, beta, wait, true)?;
         let first = first.map(|e| {
             let raw = e.0;
             std::mem::forget(e); // the reference passes to opencl3's event
@@ -86,12 +86,12 @@ impl CompiledVariant {
         &self,
         queue: cl_command_queue,
         problem: &Problem,
-        alpha: T,
-        beta: T,
+        alpha: T::Scalar,
+        beta: T::Scalar,
         wait: &[cl_event],
         want_event: bool,
     ) -> Result<cl_event> {
-        Ok(self.enqueue_with_first(queue, problem, alpha, beta, wait, want_event)?.0)
+        Ok(self.enqueue_with_first::<T>(queue, problem, alpha, beta, wait, want_event)?.0)
     }
 
     /// [`CompiledVariant::enqueue`], also returning the event of the launch's first kernel where it
@@ -100,8 +100,8 @@ impl CompiledVariant {
         &self,
         queue: cl_command_queue,
         problem: &Problem,
-        alpha: T,
-        beta: T,
+        alpha: T::Scalar,
+        beta: T::Scalar,
         wait: &[cl_event],
         want_event: bool,
     ) -> Result<(cl_event, Option<Event>)> {
@@ -175,7 +175,7 @@ impl CompiledVariant {
             // From here, a failed enqueue of the kernel leaves C scaled by beta.
             Some(scale) if adds_into_c => {
                 let kernel = scale.lock().expect("kernel lock");
-                Some(Event(enqueue_scale_c(queue, &kernel, &p, beta, self.scale_local, wait, true)?))
+                Some(Event(enqueue_scale_c::<T>(queue, &kernel, &p, beta, self.scale_local, wait, true)?))
             }
             _ => None,
         };
@@ -279,7 +279,7 @@ pub(super) fn enqueue_scale_c<T: Element>(
     queue: cl_command_queue,
     kernel: &Kernel,
     problem: &Problem,
-    beta: T,
+    beta: T::Scalar,
     local_16x16: bool,
     wait: &[cl_event],
     want_event: bool,

@@ -155,7 +155,7 @@ pub struct Engine {
     cache: BinaryCache,
     /// Each precision's set, or why it did not build (kept, so that later calls fail at once,
     /// until a transient failure may have passed).
-    sets: [Retrying<CompiledSet>; 2],
+    sets: [Retrying<CompiledSet>; Precision::ALL.len()],
     /// The scratch buffers of operands A and B copied transposed first, which all the set's
     /// variants share: each holds the largest copy a launch has needed, for the engine's life.
     transposed_copies: Arc<[BufferPool; 2]>,
@@ -196,7 +196,8 @@ impl Engine {
         unsafe { opencl3::context::context::retain_context(context) }.map_err(cl("clRetainContext"))?;
         let cache = BinaryCache::for_device(&info);
         let transposed_copies = Arc::new([BufferPool::new(false, 0), BufferPool::new(false, 0)]);
-        Ok(Engine { context, device, info, cache, sets: [Retrying::new(), Retrying::new()], transposed_copies })
+        let sets = Precision::ALL.map(|_| Retrying::new());
+        Ok(Engine { context, device, info, cache, sets, transposed_copies })
     }
 
     /// The engine of a (context, device), created on first use and kept until [`release_engines`].
@@ -292,9 +293,24 @@ impl Engine {
             .collect())
     }
 
-    /// The variant the device's tree picks for a problem of these features: the shape's, to which
-    /// this adds the device's compute units.
-    pub fn select(&self, features: ShapeFeatures) -> VariantId {
+    /// The precision a call of `precision` runs in on this device: TF32 where the device has
+    /// tensor cores, else f32 ([`crate::Compute::FastTf32`] allows, never requires, TF32); f64
+    /// only where the device has fp64 ([`Error::Unavailable`] otherwise); the others as they are.
+    pub fn runs_as(&self, precision: Precision) -> Result<Precision> {
+        match precision {
+            Precision::F64 if !self.info.fp64 => Err(Error::Unavailable {
+                what: "f64 GEMM".into(),
+                reason: format!("{} has no fp64", self.info.name),
+            }),
+            Precision::Tf32 if !self.info.tensor_cores => Ok(Precision::F32),
+            other => Ok(other),
+        }
+    }
+
+    /// The variant the device's tree for `precision` picks for a problem of these features: the
+    /// shape's, to which this adds the device's compute units.
+    pub fn select(&self, precision: Precision, features: ShapeFeatures) -> VariantId {
+        let _ = precision;
         self.info.class.selector()(&features.with_compute_units(self.info.compute_units as u64))
     }
 
@@ -309,15 +325,16 @@ impl Engine {
     pub(crate) fn enqueue_variant<T: Element>(
         &self,
         queue: cl_command_queue,
+        precision: Precision,
         id: VariantId,
         problem: &Problem,
-        alpha: T,
-        beta: T,
+        alpha: T::Scalar,
+        beta: T::Scalar,
         wait: &[cl_event],
         want_event: bool,
     ) -> Result<cl_event> {
-        let (_, variant) = self.set(T::PRECISION)?.runnable(self, id)?;
-        variant.enqueue(queue, problem, alpha, beta, wait, want_event)
+        let (_, variant) = self.set(precision)?.runnable(self, id)?;
+        variant.enqueue::<T>(queue, problem, alpha, beta, wait, want_event)
     }
 
     /// Enqueues C = beta * C on a checked problem (the whole GEMM when alpha = 0 or K = 0); without
@@ -325,14 +342,15 @@ impl Engine {
     pub(crate) fn enqueue_scale<T: Element>(
         &self,
         queue: cl_command_queue,
+        precision: Precision,
         problem: &Problem,
-        beta: T,
+        beta: T::Scalar,
         wait: &[cl_event],
         want_event: bool,
     ) -> Result<cl_event> {
-        let set = self.set(T::PRECISION)?;
+        let set = self.set(precision)?;
         let kernel = set.scale.lock().expect("kernel lock");
-        enqueue_scale_c(queue, &kernel, problem, beta, self.info.max_work_group_size >= 256, wait, want_event)
+        enqueue_scale_c::<T>(queue, &kernel, problem, beta, self.info.max_work_group_size >= 256, wait, want_event)
     }
 }
 

@@ -166,12 +166,16 @@ pub(super) struct EntryPoints {
 
 /// The build options of a variant's program on a device: the precision, the atomic add's
 /// (`-DINT64_ATOMICS` where f64 may add by 64-bit compare-and-swap), `-DNVIDIA_CP_ASYNC` where
-/// DB = 3 - 5 may copy by `cp.async`, and on CPUs `-DVW_CAP`, the panel family's widest VW there.
+/// DB = 3 - 5 may copy by `cp.async` (f32 and f64: the copies move elements as stored, and the
+/// 16-bit precisions convert on the way into local memory), `-DNVIDIA_MMA` where the tensor-core
+/// family runs `mma.sync` (f16, bf16 and tf32 on a device with tensor cores), and on CPUs
+/// `-DVW_CAP`, the panel family's widest VW there.
 pub fn variant_build_options(info: &DeviceInfo, precision: Precision) -> String {
-    let copies = if info.async_copies { "-DNVIDIA_CP_ASYNC" } else { "" };
+    let copies = if info.async_copies && !precision.is_half() { "-DNVIDIA_CP_ASYNC" } else { "" };
+    let mma = if info.tensor_cores && (precision.is_half() || precision == Precision::Tf32) { "-DNVIDIA_MMA" } else { "" };
     let int64_atomics = if precision == Precision::F64 && info.int64_atomics { "-DINT64_ATOMICS" } else { "" };
     let vw_cap = info.vw_cap(precision).map(|cap| format!("-DVW_CAP={cap}")).unwrap_or_default();
-    [precision.build_options(), atomic_add(info).build_option(), int64_atomics, copies, vw_cap.as_str()]
+    [precision.build_options(), atomic_add(info).build_option(), int64_atomics, copies, mma, vw_cap.as_str()]
         .iter()
         .filter(|o| !o.is_empty())
         .copied()
@@ -225,7 +229,7 @@ impl CompiledVariant {
                 info.max_work_group_size
             )));
         }
-        let local = variant.local_mem_bytes(precision.bytes());
+        let local = variant.local_mem_bytes(precision.compute_bytes());
         if local > info.local_mem_bytes {
             return Err(unavailable(format!(
                 "needs {local} bytes of local memory, the device has {}",
@@ -236,9 +240,14 @@ impl CompiledVariant {
             return Err(unavailable("the device has no fp64".into()));
         }
         let geometry = variant.geometry();
-        let may_split = precision != Precision::F64 || info.int64_atomics;
+        // Split-K adds into C atomically: f64 needs 64-bit atomics, and 16-bit C has no atomic add
+        // (each split's part rounded to 16 bits would also lose what f32 accumulation keeps).
+        let may_split = match precision {
+            Precision::F64 => info.int64_atomics,
+            p => !p.is_half(),
+        };
         if geometry.k_splits > 1 && !may_split {
-            return Err(unavailable("split-K in f64 needs cl_khr_int64_base_atomics, which the device lacks".into()));
+            return Err(unavailable(format!("split-K in {precision} needs an atomic add the device lacks")));
         }
         let atomic_add = atomic_add(info);
         // The panel family's one program takes its splits as an argument; it splits only where C
@@ -335,6 +344,7 @@ mod tests {
             fp64: true,
             int64_atomics: true,
             async_copies: false,
+            tensor_cores: false,
             cpu_vector_lanes,
         }
     }
@@ -346,5 +356,19 @@ mod tests {
         assert_eq!(variant_build_options(&avx2, Precision::F64), "-DPRECISION=64 -DINT64_ATOMICS -DVW_CAP=4");
         let gpu = device(DeviceClass::NvidiaGpu, None);
         assert_eq!(variant_build_options(&gpu, Precision::F32), "-DPRECISION=32 -DNVIDIA_PTX_RED");
+    }
+
+    #[test]
+    fn half_precisions_convert_on_every_device_and_use_tensor_cores_where_present() {
+        let mut gpu = device(DeviceClass::NvidiaGpu, None);
+        (gpu.async_copies, gpu.tensor_cores) = (true, true);
+        let f32 = variant_build_options(&gpu, Precision::F32);
+        assert_eq!(f32, "-DPRECISION=32 -DNVIDIA_PTX_RED -DNVIDIA_CP_ASYNC");
+        let f16 = variant_build_options(&gpu, Precision::F16);
+        assert_eq!(f16, "-DPRECISION=32 -DSTORAGE_F16 -DNVIDIA_PTX_RED -DNVIDIA_MMA");
+        let tf32 = variant_build_options(&gpu, Precision::Tf32);
+        assert_eq!(tf32, "-DPRECISION=32 -DCOMPUTE_TF32 -DNVIDIA_PTX_RED -DNVIDIA_CP_ASYNC -DNVIDIA_MMA");
+        let cpu = device(DeviceClass::Cpu, Some([8, 4]));
+        assert_eq!(variant_build_options(&cpu, Precision::Bf16), "-DPRECISION=32 -DSTORAGE_BF16 -DVW_CAP=8");
     }
 }

@@ -37,7 +37,8 @@ pub fn device_for<T: Element>() -> Option<&'static DefaultDevice> {
 }
 
 /// Conversions the tests need between f64 and the element type.
-pub trait TestElement: Element {
+/// (f32 and f64, whose alpha and beta are of their own type; tests/half.rs covers the 16-bit types.)
+pub trait TestElement: Element<Scalar = Self> {
     fn from_f64(x: f64) -> Self;
     fn to_f64(self) -> f64;
     const EPSILON: f64;

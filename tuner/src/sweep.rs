@@ -23,7 +23,7 @@ use super::dataset::{
 };
 use super::error::{Error, Result};
 use fewfit::tuning::CompiledVariant;
-use fewfit::{DefaultDevice, Element, Engine, GemmSpec, Layout, Precision, Transpose};
+use fewfit::{DefaultDevice, Element, Engine, GemmSpec, Layout, Transpose};
 use fewfit_codegen::Variant;
 
 /// Reads a shapes file: one `M N K` per line (row-major C = A·B with C m×n), `#` starts a comment.
@@ -196,7 +196,7 @@ pub struct Summary {
 }
 
 /// The conversions a sweep needs between an element type and f64.
-pub trait SweepElement: Element {
+pub trait SweepElement: Element<Scalar = Self> {
     /// From f64, rounding.
     fn from_f64(x: f64) -> Self;
     /// To f64, exactly.
@@ -265,10 +265,7 @@ pub fn sweep<T: SweepElement>(
     let start = Instant::now();
     let (shapes, too_large) = fitting_shapes(shapes, std::mem::size_of::<T>() as u64, device.info.max_alloc_bytes);
     let shapes = &shapes[..];
-    let precision = match T::PRECISION {
-        Precision::F32 => "f32",
-        Precision::F64 => "f64",
-    };
+    let precision = T::PRECISION.name();
     let dev = device_record(device, plan);
     let existing = load_existing(out)?;
     let mut done: HashSet<RecordKey> = existing.records.iter().map(Record::key).collect();
