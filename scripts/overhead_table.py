@@ -20,7 +20,8 @@ def main():
     p.add_argument("peers")
     bench = read_json(p.parse_args().peers)
     d = bench["device"]
-    print(f"{d['name']} ({d['platform_version'].split(' Linux')[0]}), {bench['date']}; medians of "
+    print(f"{d['name']} ({d['platform_version'].split(' Linux')[0]}), {bench['date']}, "
+          f"{bench.get('precision', 'f32')}; medians of "
           f"{bench['repeats']} calls after {bench['warmup']} warm-up calls, µs.\n")
     floor = bench.get("launch_floor")
     if floor:

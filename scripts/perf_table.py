@@ -2,7 +2,8 @@
 """Merges the peer bench's JSON (bench/examples/peers.rs --json) and, optionally, the cuBLAS script's
 JSON (scripts/device/cublas.py --json) into the markdown table of docs/PERFORMANCE.md: GFLOP/s per
 implementation and fewfit's ratios to each (> 1: fewfit is faster), with geomeans over the shapes
-both ran. Columns no run filled are left out. Standard library only.
+both ran. Both files must time the same precision (f32, f16, bf16 or tf32; files without one are
+f32) and layout. Columns no run filled are left out. Standard library only.
 
 Usage: python3 scripts/perf_table.py PEERS.json [CUBLAS.json] [--time wall|event]"""
 import argparse
@@ -23,6 +24,7 @@ def main():
     args = p.parse_args()
     bench = read_json(args.peers)
     key = "gflops" if args.time == "wall" else "event_gflops"
+    precision = bench.get("precision", "f32")
     cublas = {}
     cublas_note = ""
     if args.cublas:
@@ -30,8 +32,11 @@ def main():
         layouts = (bench.get("layout", "NN"), c.get("layout", "NN"))
         if layouts[0] != layouts[1]:
             raise SystemExit(f"{args.peers} times row-major {layouts[0]}, {args.cublas} {layouts[1]}: not one table")
+        if c.get("precision", "f32") != precision:
+            raise SystemExit(f"{args.peers} times {precision}, {args.cublas} {c.get('precision', 'f32')}: not one table")
         cublas = {(r["m"], r["n"], r["k"]): r.get(key) for r in c["rows"] if not r.get("skipped")}
-        cublas_note = f"; cuBLAS: torch {c['torch']} on {c['device']}, TF32 off, median of {c['repeats']}"
+        cublas_note = (f"; cuBLAS: torch {c['torch']} on {c['device']}, TF32 {'on' if c.get('tf32') else 'off'}, "
+                       f"median of {c['repeats']}")
         if c["device"] != bench["device"]["name"]:
             cublas_note += " (a CUDA device name; the bench ran on the OpenCL device above)"
 
@@ -54,7 +59,9 @@ def main():
     peers = [f"CLBlast {bench['clblast']}" if bench.get("clblast") else "CLBlast not loaded"]
     if bench.get("openblas"):
         peers.append(f"OpenBLAS {bench['openblas']} (host memory)")
-    print(f"{d['name']} ({d['platform_version'].split(' Linux')[0]}), {bench['date']}, "
+    runs_as = bench.get("runs_as", precision)
+    precision_note = precision if runs_as == precision else f"{precision} (runs as {runs_as} on this device)"
+    print(f"{d['name']} ({d['platform_version'].split(' Linux')[0]}), {bench['date']}, {precision_note}, "
           f"row-major {bench.get('layout', 'NN')}; "
           f"{'wall time, queue finished after each call' if args.time == 'wall' else 'device time (events)'}, "
           f"median of {bench['repeats']} after {bench['warmup']} warm-up calls; "

@@ -8,6 +8,8 @@
 #        e.g. --max-flops 1e10]   (BENCH_DATA: the oracle's sweep datasets, see below)
 # PEERS=PATH times another build of the peers example (another set), e.g. beside the carried one.
 # NO_ORACLE=1 passes no dataset, so the oracle column stays empty (the shipped datasets time NN only).
+# PRECISION=f32|f16|bf16|tf32 (default f32) times that precision in the bench and cuBLAS alike; the
+# default datasets are f32 sweeps, so for another precision the oracle reads BENCH_DATA only.
 # Elsewhere (PoCL): DEVICE=cpu bash scripts/device/bench.sh ... uses the CPU device and skips the
 # NVIDIA set-up and cuBLAS. With --transpose-b among the extra arguments, cuBLAS times NT as well.
 set -uo pipefail
@@ -15,6 +17,7 @@ cd "$(dirname "$0")/../.."
 shapes="${1:-variants/shapes/bench.txt}"; shift || true
 out="${OUT:-/tmp/peers-out}"; mkdir -p "$out"
 device="${DEVICE:-gpu}"
+precision="${PRECISION:-f32}"
 if [ "$device" = gpu ]; then source scripts/device/nvidia.sh; else date -u; fi
 # On PoCL, pin its worker threads to cores unless told otherwise: on a VM whose scheduler packs
 # threads onto few vCPUs, they shared one core for a process's first half second in 5 of 14 runs
@@ -34,17 +37,22 @@ peers="${PEERS:-.device/peers}"; [ -x "$peers" ] || peers=target/release/example
 # kernels for the device (datasets measured with different kernel code disagree, and `merge`
 # refuses to join them, so the default is one dataset per device).
 if [ "$device" = gpu ]; then default_data=variants/data/h200-v2-f32.jsonl.gz; else default_data=variants/data/pocl-spr2-f32.jsonl.gz; fi
+[ "$precision" = f32 ] || default_data=
 data=(); for f in ${BENCH_DATA:-$default_data}; do [ -f "$f" ] && data+=("$f"); done
 [ -n "${NO_ORACLE:-}" ] && data=()
 export FEWFIT_DEVICE="$device" FEWFIT_CACHE_DIR="${FEWFIT_CACHE_DIR:-/tmp/fewfit-cache}"
-echo "== peers"
-"$peers" --shapes "$shapes" ${data[@]:+--data "${data[@]}"} --json "$out/peers.json" "$@" 2>&1 | tee "$out/peers.txt"
+# f32 is the bench's default: PEERS may be a build from before --precision.
+precision_arg=(); [ "$precision" = f32 ] || precision_arg=(--precision "$precision")
+echo "== peers ($precision)"
+"$peers" ${precision_arg[@]+"${precision_arg[@]}"} --shapes "$shapes" ${data[@]:+--data "${data[@]}"} \
+  --json "$out/peers.json" "$@" 2>&1 | tee "$out/peers.txt"
 rc=${PIPESTATUS[0]}
 cublas=()
 if [ "$device" = gpu ]; then
-  echo "== cuBLAS"
+  echo "== cuBLAS ($precision)"
   layout=(); [[ " $* " == *" --transpose-b "* ]] && layout=(--transpose-b)
-  python3 scripts/device/cublas.py --shapes "$shapes" ${layout[@]+"${layout[@]}"} --json "$out/cublas.json" 2>&1 | tee "$out/cublas.txt"
+  python3 scripts/device/cublas.py --dtype "$precision" --shapes "$shapes" ${layout[@]+"${layout[@]}"} \
+    --json "$out/cublas.json" 2>&1 | tee "$out/cublas.txt"
   [ -f "$out/cublas.json" ] && cublas=("$out/cublas.json")
 fi
 if [ -f "$out/peers.json" ]; then
