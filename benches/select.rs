@@ -1,13 +1,13 @@
 //! Latency of selection alone, per call, over a stream of varied shapes (so branch prediction does
 //! not flatter it): the generated nested `if`s, a plain interpreter of the same JSON tree, and a
-//! hash map from exact shape to variant.
+//! hash map from exact shape to variant; each device class's f32 tree.
 
 use std::collections::HashMap;
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use fewfit::tuning;
-use fewfit::{DeviceClass, VariantId};
+use fewfit::{DeviceClass, Precision, VariantId};
 use fewfit_codegen::ShapeFeatures;
 use rand::{rngs::StdRng, RngExt, SeedableRng};
 
@@ -23,8 +23,8 @@ fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("select");
     group.throughput(Throughput::Elements(shapes.len() as u64));
     for class in DeviceClass::ALL {
-        let select = class.selector();
-        let tree = tuning::tree(class);
+        let select = class.selector(Precision::F32);
+        let tree = tuning::tree(class, Precision::F32);
         let table: HashMap<(u64, u64, u64), VariantId> =
             shapes.iter().map(|&(m, n, k)| ((m, n, k), select(&ShapeFeatures::new(m, n, k)))).collect();
         group.bench_function(format!("generated/{class}"), |b| {

@@ -1,10 +1,11 @@
 //! Dispatch: the shipped variant set and the selector trees, generated at build time from
-//! `variants/selected.json` and `selector/*.json` (`include!`d from `OUT_DIR`), each device
-//! class's selector, and [`explain`], which shows a shape's path through its tree.
+//! `variants/selected.json` and `selector/*.json` (`include!`d from `OUT_DIR`), the selector of
+//! each (device class, precision) pair, and [`explain`], which shows a shape's path through its
+//! tree.
 //!
 //! Everything that reads the names build.rs generates (the `VariantId` enum, the table's names and
-//! ids, the `select_<class>` functions, the trees' static tables and reachable lists) is in the
-//! section "Generated names" below; the rest of the crate sees only [`VariantId`], [`VariantInfo`]
+//! ids, the pairs' selections: their `select_*` functions, the trees' static tables and reachable
+//! lists) is in the section "Generated names" below; the rest of the crate sees only [`VariantId`], [`VariantInfo`]
 //! and the functions here. Nothing is parsed at run time: build.rs compiled the trees into code and
 //! static data.
 
@@ -18,6 +19,7 @@ use crate::codegen::tree::Step;
 use crate::codegen::tree::Tree;
 use crate::codegen::{Family, Orientation, ShapeFeatures};
 use crate::device::DeviceClass;
+use crate::spec::Precision;
 
 /// One variant of the shipped set, as rendered at build time.
 #[derive(Debug)]
@@ -49,11 +51,15 @@ pub struct VariantInfo {
     pub unpacked_source: Option<&'static str>,
 }
 
-/// Which variant a shape goes to on a class of device, and the path through the tree that led there.
+/// Which variant a shape goes to on a class of device in a precision, and the path through the
+/// tree that led there.
 #[derive(Clone, Debug)]
 pub struct Explanation {
     /// The device class.
     pub class: DeviceClass,
+    /// The precision whose tree decided (that of the set the call runs in: see
+    /// [`crate::Engine::runs_as`]).
+    pub precision: Precision,
     /// The features of the kernel's view of the problem.
     pub features: ShapeFeatures,
     /// The chosen variant.
@@ -79,14 +85,9 @@ pub(crate) use generated::HELPERS_SOURCE;
 pub use generated::{VariantId, VARIANTS};
 
 impl DeviceClass {
-    /// The generated selector of this class (nested `if`s compiled from its tree).
-    pub fn selector(self) -> fn(&ShapeFeatures) -> VariantId {
-        match self {
-            DeviceClass::Cpu => generated::select_cpu,
-            DeviceClass::NvidiaGpu => generated::select_nvidia_gpu,
-            DeviceClass::Gpu => generated::select_gpu,
-            DeviceClass::Default => generated::select_default,
-        }
+    /// The generated selector of this class in `precision` (nested `if`s compiled from its tree).
+    pub fn selector(self, precision: Precision) -> fn(&ShapeFeatures) -> VariantId {
+        selection(self, precision).select
     }
 }
 
@@ -129,15 +130,19 @@ impl fmt::Display for VariantId {
     }
 }
 
-/// A class's generated tree as static data and the variants it can reach.
-fn selection(class: DeviceClass) -> &'static generated::ClassSelection {
-    generated::CLASS_SELECTIONS.iter().find(|s| s.class == class.name()).expect("every class ships a tree")
+/// The generated selection of a (class, precision) pair: its selector, its tree as static data and
+/// the variants it can reach. The table is indexed as `DeviceClass::ALL` and `Precision::ALL` are
+/// ordered (`codegen::CLASSES`, `codegen::PRECISIONS`), which debug builds check at each look-up.
+fn selection(class: DeviceClass, precision: Precision) -> &'static generated::ClassSelection {
+    let selection = &generated::CLASS_SELECTIONS[class as usize][precision as usize];
+    debug_assert_eq!((selection.class, selection.precision), (class.name(), precision.name()));
+    selection
 }
 
 /// The trees rebuilt from the static tables (leaves by id, no training statistics), for the tests
 /// and the bench that compare the generated selectors with the interpreter.
 #[cfg(feature = "tuning")]
-static TREES: Lazy<Vec<(DeviceClass, Tree)>> = Lazy::new(|| {
+static TREES: Lazy<Vec<(DeviceClass, Precision, Tree)>> = Lazy::new(|| {
     use crate::codegen::tree::Node;
     fn node(table: &[generated::TreeNode], i: usize) -> Node {
         match table[i] {
@@ -158,31 +163,36 @@ static TREES: Lazy<Vec<(DeviceClass, Tree)>> = Lazy::new(|| {
     }
     DeviceClass::ALL
         .into_iter()
-        .map(|c| (c, Tree { class: c.name().to_string(), comment: String::new(), root: node(selection(c).tree, 0) }))
+        .flat_map(|c| Precision::ALL.map(|p| (c, p)))
+        .map(|(c, p)| (c, p, Tree::new(c.name(), p.name(), node(selection(c, p).tree, 0))))
         .collect()
 });
 
-/// The tree of a class, as shipped (rebuilt from its static table: leaves by id).
+/// The tree of a class in a precision, as shipped (rebuilt from its static table: leaves by id).
 #[cfg(feature = "tuning")]
-pub fn tree(class: DeviceClass) -> &'static Tree {
-    &TREES.iter().find(|(c, _)| *c == class).expect("every class ships a tree").1
+pub fn tree(class: DeviceClass, precision: Precision) -> &'static Tree {
+    &TREES.iter().find(|(c, p, _)| (*c, *p) == (class, precision)).expect("every pair ships a tree").2
 }
 
-/// The variants a class's tree can pick (its leaves, each once, in set order): all that automatic
-/// selection ever launches on a device of that class (listed by build.rs).
-pub fn reachable(class: DeviceClass) -> Vec<VariantId> {
-    selection(class).reachable.to_vec()
+/// The variants the tree of a class in a precision can pick (its leaves, each once, in set order):
+/// all that automatic selection ever launches in that precision on a device of that class (listed
+/// by build.rs).
+pub fn reachable(class: DeviceClass, precision: Precision) -> Vec<VariantId> {
+    selection(class, precision).reachable.to_vec()
 }
 
-/// Explains the choice for an M×N×K problem given in the kernel's view (column-major C); for a
-/// row-major call, pass (n, m) or use [`crate::spec::GemmSpec::kernel_features`].
-pub fn explain(class: DeviceClass, features: ShapeFeatures) -> Explanation {
-    let table = selection(class).tree;
+/// Explains the choice for an M×N×K problem given in the kernel's view (column-major C) in the
+/// tree of `class` in `precision`; for a row-major call, pass (n, m) or use
+/// [`crate::spec::GemmSpec::kernel_features`].
+pub fn explain(class: DeviceClass, precision: Precision, features: ShapeFeatures) -> Explanation {
+    let table = selection(class, precision).tree;
     let mut path = Vec::new();
     let mut i = 0;
     loop {
         match table[i] {
-            generated::TreeNode::Leaf { variant, leaf } => return Explanation { class, features, variant, leaf, path },
+            generated::TreeNode::Leaf { variant, leaf } => {
+                return Explanation { class, precision, features, variant, leaf, path }
+            }
             generated::TreeNode::Split { feature, threshold, le, gt } => {
                 let value = features.get(feature).expect("build.rs checks the trees' features");
                 let went_le = value <= threshold;
@@ -200,7 +210,11 @@ pub fn explain(class: DeviceClass, features: ShapeFeatures) -> Explanation {
 impl fmt::Display for Explanation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let s = &self.features;
-        writeln!(f, "class {}: M={} N={} K={} (kernel view) -> {}", self.class, s.m, s.n, s.k, self.variant)?;
+        writeln!(
+            f,
+            "class {}, {}: M={} N={} K={} (kernel view) -> {}",
+            self.class, self.precision, s.m, s.n, s.k, self.variant
+        )?;
         for step in &self.path {
             let (op, side) = if step.went_le { ("<=", "le") } else { (">", "gt") };
             writeln!(f, "  {} = {} {} {} -> {}", step.feature, step.value, op, step.threshold, side)?;

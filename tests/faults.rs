@@ -119,7 +119,7 @@ fn a_variant_whose_build_failed_falls_back_then_is_built_again() {
     let Some(device) = device() else { return };
     release_engines();
     let engine = Engine::for_queue(device.queue.get()).unwrap();
-    let reachable = fewfit::tuning::reachable(engine.info.class);
+    let reachable = fewfit::tuning::reachable(engine.info.class, Precision::F32);
     // Build 1 is the helpers'; build 2 is one of the variants the tree can pick.
     inject(FaultPoint::Build, 2, CL_OUT_OF_RESOURCES);
     engine.warm_up(Precision::F32).unwrap();

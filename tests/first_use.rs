@@ -41,7 +41,7 @@ fn checked_gemm(device: &fewfit::DefaultDevice, selection: Selection) {
 #[test]
 fn the_first_call_builds_the_trees_variants_and_a_named_one_builds_on_its_first_call() {
     let Some(device) = device() else { return };
-    let reachable = tuning::reachable(device.info.class);
+    let reachable = tuning::reachable(device.info.class, Precision::F32);
     assert!(!reachable.is_empty(), "every class's tree has leaves");
     let before = programs_built();
     checked_gemm(device, Selection::Auto);

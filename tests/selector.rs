@@ -1,11 +1,12 @@
-//! The generated `select_*` functions agree with a plain interpreter of the same JSON trees on
-//! shapes drawn from a grid that straddles every threshold and on the listed shapes, each in the
-//! three layouts the kernels see (`operands_along_k`), which reach every leaf, and `explain`
-//! reports the same path; `tuning::reachable`, which the first call builds, holds exactly the
-//! variants they pick.
+//! The generated `select_*` functions of every (device class, precision) pair agree with a plain
+//! interpreter of the same JSON trees on shapes drawn from a grid that straddles every threshold
+//! and on the listed shapes, each in the three layouts the kernels see (`operands_along_k`), which
+//! reach every leaf, and `explain` reports the same path; `tuning::reachable`, which the first
+//! call builds, holds exactly the variants they pick; and each pair's generated tree is the one its
+//! selector files give it (`fewfit_codegen::read_inputs`).
 
 use fewfit::tuning;
-use fewfit::{explain, DeviceClass, VariantId};
+use fewfit::{explain, DeviceClass, Precision, VariantId};
 use fewfit_codegen::tree::Node;
 use fewfit_codegen::ShapeFeatures;
 use rand::{rngs::StdRng, RngExt, SeedableRng};
@@ -27,7 +28,9 @@ fn grid_values() -> Vec<u64> {
         }
     }
     for class in DeviceClass::ALL {
-        thresholds(&tuning::tree(class).root, &mut values);
+        for precision in Precision::ALL {
+            thresholds(&tuning::tree(class, precision).root, &mut values);
+        }
     }
     values.sort_unstable();
     values.dedup();
@@ -78,60 +81,102 @@ fn grid_shapes(values: &[u64]) -> Vec<(u64, u64, u64)> {
     shapes
 }
 
+/// Every (class, precision) pair.
+fn pairs() -> impl Iterator<Item = (DeviceClass, Precision)> {
+    DeviceClass::ALL.into_iter().flat_map(|c| Precision::ALL.map(|p| (c, p)))
+}
+
 #[test]
 fn generated_selectors_match_the_interpreter() {
     let shapes = grid_shapes(&grid_values());
-    for class in DeviceClass::ALL {
-        let select = class.selector();
-        let tree = tuning::tree(class);
-        let reachable = tuning::reachable(class);
+    // A tree that an earlier pair's shares is checked again on a sample of the shapes only (its
+    // selector is the same function, or else a copy that the sample tells apart).
+    let mut checked: Vec<&fewfit_codegen::Tree> = Vec::new();
+    for (class, precision) in pairs() {
+        let select = class.selector(precision);
+        let tree = tuning::tree(class, precision);
+        let reachable = tuning::reachable(class, precision);
+        let first = !checked.iter().any(|t| t.root == tree.root);
+        checked.push(tree);
         let mut leaves_reached = std::collections::BTreeSet::new();
         let mut picked = std::collections::BTreeSet::new();
         // Each shape in every layout the kernels see, on devices of every size trained and some
         // between and beyond: the trees grow a subtree per layout and device size.
         let sizes = [0, 2, 3, 6, 12, 132, 1024];
-        for f in shapes.iter().flat_map(|&(m, n, k)| {
-            (0..=2).flat_map(move |a| {
-                sizes.map(|units| ShapeFeatures::new(m, n, k).with_operands_along_k(a).with_compute_units(units))
+        for f in shapes
+            .iter()
+            .flat_map(|&(m, n, k)| {
+                (0..=2).flat_map(move |a| {
+                    sizes.map(|units| ShapeFeatures::new(m, n, k).with_operands_along_k(a).with_compute_units(units))
+                })
             })
-        }) {
+            .step_by(if first { 1 } else { 97 })
+        {
             let generated = select(&f);
             picked.insert(generated.index());
             // The first call builds `reachable` alone, so a pick outside it would compile mid-run.
-            assert!(reachable.contains(&generated), "class {class}: {generated} is not in `reachable`");
+            assert!(reachable.contains(&generated), "{class} {precision}: {generated} is not in `reachable`");
             let interpreted = tree.decide(&f);
-            assert_eq!(generated.info().id, interpreted.variant(), "class {class}, {f:?}");
-            assert_eq!(tree.variant(&f), interpreted.variant(), "class {class}, {f:?}");
-            let e = explain(class, f);
-            assert_eq!(e.variant, generated);
+            assert_eq!(generated.info().id, interpreted.variant(), "{class} {precision}, {f:?}");
+            assert_eq!(tree.variant(&f), interpreted.variant(), "{class} {precision}, {f:?}");
+            let e = explain(class, precision, f);
+            assert_eq!((e.variant, e.precision), (generated, precision));
             assert_eq!(e.path, interpreted.path);
             leaves_reached.insert(interpreted.leaf);
+        }
+        if !first {
+            continue;
         }
         // The comparison covers every leaf of the tree, so no branch of the generated code goes untested.
         let leaves = tree.leaf_variants().len();
         assert_eq!(
             leaves_reached.len(),
             leaves,
-            "class {class}: the grid reaches {} of {leaves} leaves",
+            "{class} {precision}: the grid reaches {} of {leaves} leaves",
             leaves_reached.len()
         );
-        assert_eq!(picked.len(), reachable.len(), "class {class}: every variant of `reachable` is picked somewhere");
+        assert_eq!(
+            picked.len(),
+            reachable.len(),
+            "{class} {precision}: every variant of `reachable` is picked somewhere"
+        );
     }
 }
 
 #[test]
+fn each_pair_runs_the_tree_its_selector_files_give_it() {
+    let inputs = fewfit_codegen::read_inputs(std::path::Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap();
+    for (class, precision) in pairs() {
+        let shipped = inputs.tree(class.name(), precision.name()).unwrap();
+        // The generated table holds the tree without its training statistics.
+        assert_eq!(tuning::tree(class, precision).flatten(), shipped.flatten(), "{class} {precision}");
+        assert_eq!(
+            (tuning::tree(class, precision).class.as_str(), tuning::tree(class, precision).precision.as_str()),
+            (class.name(), precision.name())
+        );
+    }
+    assert_eq!(
+        Precision::ALL.map(Precision::name),
+        fewfit_codegen::PRECISIONS,
+        "the generated table is indexed by `Precision as usize`"
+    );
+    assert_eq!(DeviceClass::ALL.map(DeviceClass::name), fewfit_codegen::CLASSES);
+}
+
+#[test]
 fn every_leaf_names_a_shipped_variant_and_every_class_uses_the_set() {
-    for class in DeviceClass::ALL {
-        for leaf in tuning::tree(class).leaf_variants() {
-            assert!(VariantId::from_id(leaf).is_some(), "{class}: {leaf}");
+    for (class, precision) in pairs() {
+        for leaf in tuning::tree(class, precision).leaf_variants() {
+            assert!(VariantId::from_id(leaf).is_some(), "{class} {precision}: {leaf}");
         }
     }
 }
 
 #[test]
 fn explanation_prints_the_path() {
-    let e = explain(DeviceClass::NvidiaGpu, ShapeFeatures::new(4096, 1, 4096));
+    let e = explain(DeviceClass::NvidiaGpu, Precision::F16, ShapeFeatures::new(4096, 1, 4096));
     let text = e.to_string();
+    assert!(text.starts_with("class nvidia-gpu, f16: M=4096 N=1 K=4096"), "{text}");
     assert!(!e.path.is_empty(), "{text}");
     for step in &e.path {
         // Each split names the feature, the shape's value of it (its true value) and the way taken.

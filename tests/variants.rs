@@ -83,8 +83,8 @@ fn every_variant_builds_on_the_test_device() {
     let Some(device) = device() else { return };
     let engine = Engine::for_queue(device.queue.get()).unwrap();
     let precisions: &[Precision] = if device.info.fp64 { &[Precision::F32, Precision::F64] } else { &[Precision::F32] };
-    let picked_by_tree = reachable(engine.info.class);
     for &precision in precisions {
+        let picked_by_tree = reachable(engine.info.class, precision);
         let failures = engine.build_failures(precision).unwrap();
         assert!(failures.is_empty(), "{precision:?} on {}: {failures:?}", device.info.name);
         let unavailable = engine.unavailable(precision).unwrap();

@@ -37,7 +37,7 @@ pub struct Twin {
 const SET_PATH: &str = "variants/selected.json";
 
 fn tree_path(tree: &Tree) -> PathBuf {
-    PathBuf::from(format!("selector/{}.json", tree.class))
+    tree.path()
 }
 
 impl SelectedSet {
@@ -204,7 +204,7 @@ mod tests {
     fn layouts(a: &str, b: &str) -> Tree {
         let nn = node("m", 16, leaf(a, 2), leaf(b, 3));
         let nt = node("k", 64, leaf(b, 4), leaf(a, 1));
-        Tree { class: "gpu".into(), comment: String::new(), root: node("operands_along_k", 1, nn, nt) }
+        Tree::new("gpu", "f32", node("operands_along_k", 1, nn, nt))
     }
 
     /// The tree written as its selector file and read back, as the build reads it.
@@ -283,7 +283,7 @@ mod tests {
         // TN (0) | NN (1) | NT (2), as a tree trained on three layouts joins them.
         let chain =
             node("operands_along_k", 0, leaf("tn", 1), node("operands_along_k", 1, leaf("nn", 2), leaf("nt", 3)));
-        let mut tree = Tree { class: "cpu".into(), comment: String::new(), root: chain };
+        let mut tree = Tree::new("cpu", "f32", chain);
         tree.graft_layout(1, leaf("nn2", 5)).unwrap();
         assert_eq!(tree.leaf_variants(), vec!["tn", "nn2", "nt"]);
         assert_eq!(shapes(&tree.root), Some(1 + 5 + 3));
@@ -293,8 +293,7 @@ mod tests {
 
     #[test]
     fn a_layout_graft_needs_layouts_in_the_tree_and_none_in_the_subtree() {
-        let mut flat =
-            Tree { class: "cpu".into(), comment: String::new(), root: node("m", 4, leaf("a", 1), leaf("b", 1)) };
+        let mut flat = Tree::new("cpu", "f32", node("m", 4, leaf("a", 1), leaf("b", 1)));
         let before = flat.clone();
         let e = flat.graft_layout(1, leaf("a", 1)).unwrap_err().to_string();
         assert!(e.starts_with("selector/cpu.json: field `root`") && e.contains("no subtree per layout"), "{e}");

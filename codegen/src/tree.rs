@@ -12,14 +12,20 @@
 //! its id is also read); in memory, a [`Tree`] parsed against the set holds the ids, the tuner's and
 //! the datasets' key, and [`Tree::to_json_text`] writes the names back.
 //!
-//! A class whose tree is another class's holds only a reference to it, and keeps its own device
-//! class (and with it its own build options: cp.async and PTX reductions on `nvidia-gpu`, VW_CAP
-//! on `cpu`):
+//! A tree serves one (device class, precision) pair: `"precision"` names it (`f32` where absent),
+//! and the file's name holds both ([`crate::tree_path`]: `selector/cpu.json` is the f32 tree of
+//! `cpu`, `selector/cpu.f16.json` its f16 tree).
+//!
+//! A pair whose tree is another pair's holds only a reference to that tree's file, by its name
+//! ([`crate::tree_name`]: the file name without `.json`), and keeps its own device class (and
+//! with it its own build options: cp.async and PTX reductions on `nvidia-gpu`, VW_CAP on `cpu`)
+//! and precision:
 //! ```json
 //! { "class": "gpu", "same_as": "nvidia-gpu" }
+//! { "class": "cpu", "precision": "f16", "same_as": "cpu" }
 //! ```
-//! ([`crate::tree_files`] writes a tree so where an earlier class's file holds the same root;
-//! `"comment"` is written too where the class's own differs from that tree's.)
+//! ([`crate::tree_files`] writes a tree so where an earlier file holds the same root; `"comment"`
+//! is written too where the pair's own differs from that tree's.)
 
 use std::path::Path;
 
@@ -29,18 +35,29 @@ use serde_json::{Map, Value};
 use super::error::{Error, Result};
 use super::features::ShapeFeatures;
 use super::srcgen::Formatter;
-use super::SelectedSet;
+use super::{tree_name, tree_path, SelectedSet, PRECISIONS};
 
-/// A selector tree for one device class.
+/// A selector tree for one device class and precision.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Tree {
     /// The device class it serves (`cpu`, `nvidia-gpu`, `gpu`, `default`).
     pub class: String,
+    /// The precision it serves, one of [`PRECISIONS`] (written only where it is not `f32`).
+    #[serde(default = "f32_name", skip_serializing_if = "is_f32")]
+    pub precision: String,
     /// Where the tree came from (hand-made, or the tuner's run).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub comment: String,
     /// The root node.
     pub root: Node,
+}
+
+fn f32_name() -> String {
+    "f32".into()
+}
+
+fn is_f32(precision: &str) -> bool {
+    precision == "f32"
 }
 
 /// A node of a selector tree.
@@ -112,6 +129,21 @@ impl Decision<'_> {
 }
 
 impl Tree {
+    /// A tree of `class` in `precision` with no comment.
+    pub fn new(class: &str, precision: &str, root: Node) -> Tree {
+        Tree { class: class.into(), precision: precision.into(), comment: String::new(), root }
+    }
+
+    /// The name other files give this tree (`same_as`): [`tree_name`] of its class and precision.
+    pub fn name(&self) -> String {
+        tree_name(&self.class, &self.precision)
+    }
+
+    /// Its selector file, relative to the crate root ([`tree_path`]).
+    pub fn path(&self) -> std::path::PathBuf {
+        tree_path(&self.class, &self.precision)
+    }
+
     /// Parses and checks a tree: every field named in an error, every leaf in `known_variants`.
     pub fn parse(path: &Path, text: &str, known_variants: &[String]) -> Result<Tree> {
         Tree::parse_with(path, text, &|leaf| known_variants.iter().any(|k| k == leaf).then(|| leaf.to_string()))
@@ -119,7 +151,7 @@ impl Tree {
 
     /// Parses a tree file of the shipped format, whose leaves name the set's variants by their
     /// short names (or their ids): the tree's leaves hold the ids. A file that names another
-    /// class's tree (`same_as`) is read by [`crate::parse_tree_files`].
+    /// pair's tree (`same_as`) is read by [`crate::parse_tree_files`].
     pub fn parse_in_set(path: &Path, text: &str, set: &SelectedSet) -> Result<Tree> {
         Tree::parse_with(path, text, &|leaf| set.find(leaf).map(|v| v.id.clone()))
     }
@@ -131,21 +163,25 @@ impl Tree {
         let invalid = |field: &str, reason: String| Error::Invalid { path: path.into(), field: field.into(), reason };
         let obj = value.as_object().ok_or_else(|| invalid("", "expected an object".into()))?;
         if obj.contains_key("same_as") {
-            return Err(invalid("same_as", "names another class's tree: read the selector files together".into()));
+            return Err(invalid("same_as", "names another tree: read the selector files together".into()));
         }
-        check_keys(obj, &["class", "comment", "root"], "").map_err(|(f, r)| invalid(&f, r))?;
+        check_keys(obj, &["class", "precision", "comment", "root"], "").map_err(|(f, r)| invalid(&f, r))?;
         let class = obj
             .get("class")
             .and_then(Value::as_str)
             .ok_or_else(|| invalid("class", "expected a string".into()))?
             .to_string();
+        let precision = match obj.get("precision") {
+            None => f32_name(),
+            Some(v) => parse_precision(v).map_err(|reason| invalid("precision", reason))?,
+        };
         let comment = match obj.get("comment") {
             None => String::new(),
             Some(v) => v.as_str().ok_or_else(|| invalid("comment", "expected a string".into()))?.into(),
         };
         let root = obj.get("root").ok_or_else(|| invalid("root", "missing".into()))?;
         let root = parse_node(root, "root", resolve).map_err(|(f, r)| invalid(&f, r))?;
-        Ok(Tree { class, comment, root })
+        Ok(Tree { class, precision, comment, root })
     }
 
     /// The tree with each leaf's variant replaced by `rename`'s answer (e.g. ids by names).
@@ -167,7 +203,7 @@ impl Tree {
                 },
             }
         }
-        Tree { class: self.class.clone(), comment: self.comment.clone(), root: map(&self.root, rename) }
+        Tree { root: map(&self.root, rename), ..self.clone() }
     }
 
     /// The tree, whose leaves hold ids of `set`'s variants, as its selector file holds it: leaves
@@ -175,7 +211,7 @@ impl Tree {
     pub fn to_json_text(&self, set: &SelectedSet) -> Result<String> {
         if let Some(id) = self.leaf_variants().into_iter().find(|id| !set.variants.iter().any(|v| v.id == *id)) {
             return Err(Error::Invalid {
-                path: format!("selector/{}.json", self.class).into(),
+                path: self.path(),
                 field: "root".into(),
                 reason: format!("a leaf names `{id}`, which is not in the set"),
             });
@@ -232,14 +268,19 @@ impl Tree {
     /// Emits `fn <name>(f: &ShapeFeatures) -> VariantId` as nested `if`s; `variant_path` maps an
     /// id to the Rust path of its `VariantId` constant.
     pub fn emit(&self, name: &str, variant_path: &dyn Fn(&str) -> String, out: &mut Formatter) {
-        self.emit_for(&[&self.class], name, variant_path, out)
+        self.emit_for(&[(&self.class, &self.precision)], name, variant_path, out)
     }
 
-    /// As [`Tree::emit`], for a tree that the device classes `classes` share.
-    pub fn emit_for(&self, classes: &[&str], name: &str, variant_path: &dyn Fn(&str) -> String, out: &mut Formatter) {
-        let named: Vec<String> = classes.iter().map(|c| format!("`{c}`")).collect();
-        let which = if classes.len() == 1 { "class" } else { "classes" };
-        out.doc(format!("The selector of device {which} {}: {} leaves.", named.join(", "), self.root.leaves()));
+    /// As [`Tree::emit`], for a tree that the (device class, precision) pairs `pairs` share.
+    pub fn emit_for(
+        &self,
+        pairs: &[(&str, &str)],
+        name: &str,
+        variant_path: &dyn Fn(&str) -> String,
+        out: &mut Formatter,
+    ) {
+        let named: Vec<String> = pairs.iter().map(|(c, p)| format!("`{c}` in {p}")).collect();
+        out.doc(format!("The selector of device class {}: {} leaves.", named.join(", "), self.root.leaves()));
         out.open(format!("pub fn {name}(f: &ShapeFeatures) -> VariantId {{"));
         let mut leaf = 0;
         emit_node(&self.root, variant_path, out, &mut leaf);
@@ -387,6 +428,15 @@ fn emit_node(node: &Node, variant_path: &dyn Fn(&str) -> String, out: &mut Forma
 
 type FieldError = (String, String);
 
+/// A precision's name as a tree file gives it: one of [`PRECISIONS`].
+pub(crate) fn parse_precision(value: &Value) -> std::result::Result<String, String> {
+    match value.as_str() {
+        Some(p) if PRECISIONS.contains(&p) => Ok(p.to_string()),
+        Some(p) => Err(format!("`{p}` is not one of {PRECISIONS:?}")),
+        None => Err("expected a string".into()),
+    }
+}
+
 fn check_keys(obj: &Map<String, Value>, allowed: &[&str], at: &str) -> std::result::Result<(), FieldError> {
     match obj.keys().find(|k| !allowed.contains(&k.as_str())) {
         Some(k) => Err((join(at, k), format!("unknown field; expected one of {allowed:?}"))),
@@ -488,7 +538,7 @@ mod tests {
         let mut f = Formatter::new();
         t.emit("select_cpu", &|v| format!("VariantId::{}", v.to_uppercase()), &mut f);
         let expected = "\
-/// The selector of device class `cpu`: 3 leaves.
+/// The selector of device class `cpu` in f32: 3 leaves.
 pub fn select_cpu(f: &ShapeFeatures) -> VariantId {
     // split on m at 16 (5 training shapes)
     if f.m <= 16 {
@@ -559,5 +609,26 @@ pub fn select_cpu(f: &ShapeFeatures) -> VariantId {
             e => panic!("{e}"),
         }
         assert!(matches!(parse("{ not json").unwrap_err(), Error::Json { .. }));
+        match parse(&TREE.replace("\"class\": \"cpu\",", "\"class\": \"cpu\", \"precision\": \"f8\",")).unwrap_err() {
+            Error::Invalid { field, reason, .. } => {
+                assert_eq!((field.as_str(), reason.contains("`f8`")), ("precision", true))
+            }
+            e => panic!("{e}"),
+        }
+    }
+
+    #[test]
+    fn a_tree_names_its_precision_where_it_is_not_f32() {
+        let f32_tree = parse(TREE).unwrap();
+        assert_eq!((f32_tree.precision.as_str(), f32_tree.name()), ("f32", "cpu".to_string()));
+        assert_eq!(f32_tree.path(), Path::new("selector/cpu.json"));
+        let text = TREE.replace("\"class\": \"cpu\",", "\"class\": \"cpu\", \"precision\": \"bf16\",");
+        let tree = parse(&text).unwrap();
+        assert_eq!((tree.precision.as_str(), tree.name()), ("bf16", "cpu.bf16".to_string()));
+        assert_eq!(tree.path(), Path::new("selector/cpu.bf16.json"));
+        assert_eq!(tree.root, f32_tree.root);
+        let written = serde_json::to_string(&tree).unwrap();
+        assert!(written.starts_with("{\"class\":\"cpu\",\"precision\":\"bf16\",\"root\""), "{written}");
+        assert!(!serde_json::to_string(&f32_tree).unwrap().contains("precision"), "f32 is not written");
     }
 }

@@ -457,10 +457,10 @@ fn device<'py>(py: Python<'py>, queue: Option<usize>) -> PyResult<Bound<'py, PyD
     Ok(d)
 }
 
-/// The variant the device's tree picks for a GEMM and its path through the tree: (class, variant
-/// name, variant id, leaf, [(feature, value, threshold, went_le)], features dict, text).
+/// The variant the device's tree for `dtype` picks for a GEMM and its path through the tree: (class,
+/// variant name, variant id, leaf, [(feature, value, threshold, went_le)], features dict, text).
 #[pyfunction]
-#[pyo3(signature = (m, n, k, row_major, a_transp, b_transp, queue=None))]
+#[pyo3(signature = (m, n, k, row_major, a_transp, b_transp, queue=None, dtype="float32"))]
 #[allow(clippy::type_complexity, clippy::too_many_arguments)]
 fn explain<'py>(
     py: Python<'py>,
@@ -471,12 +471,14 @@ fn explain<'py>(
     a_transp: bool,
     b_transp: bool,
     queue: Option<usize>,
+    dtype: &str,
 ) -> PyResult<(String, String, String, usize, Vec<(String, u64, u64, bool)>, Bound<'py, PyDict>, String)> {
+    let dtype = Dtype::parse(dtype).map_err(|e| to_py(py, e))?;
     let (e, text) = run(py, move || {
         let shape = Shape::new(row_major, a_transp, b_transp, (m, n, k))?;
         let engine = engine(queue)?;
         let features = shape.spec().kernel_features().with_compute_units(engine.info.compute_units as u64);
-        let e = fewfit::explain(engine.info.class, features);
+        let e = fewfit::explain(engine.info.class, dtype.precision(), features);
         let text = e.to_string();
         Ok((e, text))
     })?;

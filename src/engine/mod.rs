@@ -74,7 +74,7 @@ impl CompiledSet {
         let scale = Mutex::new(helpers.kernel("scale_c")?);
         let variants = VariantId::ALL.iter().map(|_| Retrying::new()).collect();
         let set = CompiledSet { precision, variants, scale, _helpers: helpers };
-        let reachable = dispatch::reachable(engine.info.class);
+        let reachable = dispatch::reachable(engine.info.class, precision);
         set.build_all(engine, &reachable);
         if reachable.iter().all(|&id| set.variant(engine, id).is_err()) {
             set.build_all(engine, &VariantId::ALL);
@@ -310,8 +310,7 @@ impl Engine {
     /// The variant the device's tree for `precision` picks for a problem of these features: the
     /// shape's, to which this adds the device's compute units.
     pub fn select(&self, precision: Precision, features: ShapeFeatures) -> VariantId {
-        let _ = precision;
-        self.info.class.selector()(&features.with_compute_units(self.info.compute_units as u64))
+        self.info.class.selector(precision)(&features.with_compute_units(self.info.compute_units as u64))
     }
 
     /// The variant that actually runs for `id` (itself, or the fallback if it failed to build).

@@ -314,7 +314,7 @@ impl Dataset {
 
     /// The time matrix of one precision: every (device, shape) problem against every configuration.
     pub fn matrix(&self, precision: &str) -> Matrix {
-        Matrix::from_records(self.records.iter().filter(|r| r.precision == precision))
+        Matrix::from_records(precision, self.records.iter().filter(|r| r.precision == precision))
     }
 
     /// Gives the records without a machine label this one ([`DeviceRecord::machine`]). Refused,
@@ -486,6 +486,8 @@ pub struct Problem {
 /// the two apart).
 #[derive(Clone, Debug, Default)]
 pub struct Matrix {
+    /// The precision of its records (`f32`, `f16`, ...): that of the trees trained on it.
+    pub precision: String,
     /// Devices, sorted.
     pub devices: Vec<DeviceRecord>,
     /// Problems, sorted by device then shape.
@@ -500,8 +502,8 @@ pub struct Matrix {
 }
 
 impl Matrix {
-    /// Builds the matrix from records (one precision).
-    pub fn from_records<'a>(records: impl Iterator<Item = &'a Record> + Clone) -> Matrix {
+    /// Builds the matrix from records of one precision, `precision`.
+    pub fn from_records<'a>(precision: &str, records: impl Iterator<Item = &'a Record> + Clone) -> Matrix {
         let mut devices: Vec<DeviceRecord> = records.clone().map(|r| r.device.clone()).collect();
         devices.sort();
         devices.dedup();
@@ -525,12 +527,13 @@ impl Matrix {
                 time[p][v] = t;
             }
         }
-        Matrix { devices, problems, configs, time, recorded }
+        Matrix { precision: precision.to_string(), devices, problems, configs, time, recorded }
     }
 
     /// The matrix restricted to some configurations (column indices), same problems.
     pub fn columns(&self, keep: &[usize]) -> Matrix {
         Matrix {
+            precision: self.precision.clone(),
             devices: self.devices.clone(),
             problems: self.problems.clone(),
             configs: keep.iter().map(|&c| self.configs[c].clone()).collect(),
@@ -723,7 +726,7 @@ mod tests {
     #[test]
     fn matrix_and_oracle() {
         let recs = [record(4, 1, 2.0), record(4, 2, 1.0), record(16, 1, 3.0)];
-        let m = Matrix::from_records(recs.iter());
+        let m = Matrix::from_records("f32", recs.iter());
         assert_eq!(m.problems.len(), 2);
         assert_eq!(m.configs.len(), 2);
         assert_eq!(m.oracle(), vec![1.0, 3.0]);

@@ -159,6 +159,7 @@ pub fn shipped_set(
         variants.push(SelectedVariant {
             id: variant.id(),
             variant,
+            precisions: vec![matrix.precision.clone()],
             shapes_won: Some(wins.get(&c).copied().unwrap_or(0)),
         });
     }

@@ -920,6 +920,7 @@ pub(crate) mod tests {
         let time =
             time.into_iter().map(|row| row.into_iter().map(|t| if t.is_nan() { INF } else { t }).collect()).collect();
         Matrix {
+            precision: "f32".into(),
             devices: devices
                 .iter()
                 .map(|(n, c)| DeviceRecord {

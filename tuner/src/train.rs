@@ -311,7 +311,7 @@ pub fn train(
     let (root, _) = join(layouts, "operands_along_k", |le, _| le)
         .ok_or_else(|| Error::Data("no training problem where a selected configuration ran".into()))?;
     let comment = format!("trained by `fewfit train`: {}", LayoutFit::joined(&fits));
-    Ok(Trained { tree: Tree { class: class.to_string(), comment, root }, fits, unlabelled })
+    Ok(Trained { tree: Tree { comment, ..Tree::new(class, &matrix.precision, root) }, fits, unlabelled })
 }
 
 /// Joins subtrees, each with its value of `feature` and its training shapes, in increasing value,
@@ -627,7 +627,7 @@ fn cut(
 ) -> Result<Tree> {
     let leaf = Relabel { matrix, selected, weighting: point.weighting };
     let root = simplify(convert(matrix, linfa_tree.root_node(), samples, &leaf, point.max_depth)?);
-    Ok(Tree { class: class.to_string(), comment: String::new(), root })
+    Ok(Tree::new(class, &matrix.precision, root))
 }
 
 /// Fits linfa's classifier (labels are column indices) on the samples' targets.
