@@ -128,7 +128,11 @@ pub(crate) unsafe fn enqueue_checked<T: Element>(
         Selection::Auto => engine.select(precision, problem.features()),
         Selection::Forced(id) => id,
     };
-    engine.enqueue_variant::<T>(queue, precision, id, &problem, alpha, beta, wait, want_event)
+    let event = engine.enqueue_variant::<T>(queue, precision, id, &problem, alpha, beta, wait, want_event)?;
+    if selection == Selection::Auto {
+        engine.build_ahead(precision);
+    }
+    Ok(event)
 }
 
 /// Enqueues C = alpha * op(A) * op(B) + beta * C on device buffers, after the events in `wait`,

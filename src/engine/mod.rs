@@ -12,6 +12,7 @@ mod retry;
 mod scratch;
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
 use once_cell::sync::Lazy;
@@ -66,24 +67,29 @@ struct CompiledSet {
 }
 
 impl CompiledSet {
-    /// Builds the helpers and, in parallel, the variants the device's tree can pick; the rest of
-    /// the set waits until a call names one. Fails only if no variant of the set builds.
+    /// Builds the helpers; each variant is built when a call first needs it, and the rest of the
+    /// tree's in the background after a process's first call ([`Engine::build_ahead`]).
     fn build(engine: &Engine, precision: Precision) -> Result<CompiledSet> {
         let helpers =
             Program::build(&engine.target(), "helpers", HELPERS_SOURCE, precision.build_options(), &["scale_c"])?;
         let scale = Mutex::new(helpers.kernel("scale_c")?);
         let variants = VariantId::ALL.iter().map(|_| Retrying::new()).collect();
-        let set = CompiledSet { precision, variants, scale, _helpers: helpers };
-        let reachable = dispatch::reachable(engine.info.class, precision);
-        set.build_all(engine, &reachable);
-        if reachable.iter().all(|&id| set.variant(engine, id).is_err()) {
-            set.build_all(engine, &VariantId::ALL);
-            if VariantId::ALL.iter().all(|&id| set.variant(engine, id).is_err()) {
+        Ok(CompiledSet { precision, variants, scale, _helpers: helpers })
+    }
+
+    /// Builds the variants the device's tree can pick (in parallel where the driver allows); fails
+    /// only if none of them, and then none of the whole set, builds.
+    fn build_reachable(&self, engine: &Engine) -> Result<()> {
+        let reachable = dispatch::reachable(engine.info.class, self.precision);
+        self.build_all(engine, &reachable);
+        if reachable.iter().all(|&id| self.variant(engine, id).is_err()) {
+            self.build_all(engine, &VariantId::ALL);
+            if VariantId::ALL.iter().all(|&id| self.variant(engine, id).is_err()) {
                 // The first variant's failure stands for the set's (unless it just built after all).
-                set.variant(engine, VariantId::ALL[0])?;
+                self.variant(engine, VariantId::ALL[0])?;
             }
         }
-        Ok(set)
+        Ok(())
     }
 
     /// Variant `id` as built on this device (building it on first need, or again once a transient
@@ -156,6 +162,8 @@ pub struct Engine {
     /// Each precision's set, or why it did not build (kept, so that later calls fail at once,
     /// until a transient failure may have passed).
     sets: [Retrying<CompiledSet>; Precision::ALL.len()],
+    /// Per precision: whether [`Engine::build_ahead`] has started.
+    building_ahead: [AtomicBool; Precision::ALL.len()],
     /// The scratch buffers of operands A and B copied transposed first, which all the set's
     /// variants share: each holds the largest copy a launch has needed, for the engine's life.
     transposed_copies: Arc<[BufferPool; 2]>,
@@ -197,7 +205,8 @@ impl Engine {
         let cache = BinaryCache::for_device(&info);
         let transposed_copies = Arc::new([BufferPool::new(false, 0), BufferPool::new(false, 0)]);
         let sets = Precision::ALL.map(|_| Retrying::new());
-        Ok(Engine { context, device, info, cache, sets, transposed_copies })
+        let building_ahead = Precision::ALL.map(|_| AtomicBool::new(false));
+        Ok(Engine { context, device, info, cache, sets, building_ahead, transposed_copies })
     }
 
     /// The engine of a (context, device), created on first use and kept until [`release_engines`].
@@ -266,7 +275,29 @@ impl Engine {
     /// returns it at once, without building again; an OpenCL error while building (out of
     /// resources, say) is kept for a second only, after which a call builds again.
     pub fn warm_up(&self, precision: Precision) -> Result<()> {
-        self.set(precision).map(|_| ())
+        self.set(precision)?.build_reachable(self)
+    }
+
+    /// After a call with automatic selection: starts building the rest of the variants the
+    /// device's tree for `precision` can pick on a background thread, once per engine and
+    /// precision, so that the first call waits only for its own variant and later calls find
+    /// theirs built (a call that needs a variant still building waits for that one alone). Not
+    /// where builds must not run in parallel (Oclgrind), nor with `FEWFIT_BUILD_AHEAD=0`: there
+    /// each call builds what it needs when it first needs it.
+    pub(crate) fn build_ahead(self: &Arc<Engine>, precision: Precision) {
+        static ENABLED: Lazy<bool> = Lazy::new(|| std::env::var("FEWFIT_BUILD_AHEAD").map_or(true, |v| v != "0"));
+        let started = &self.building_ahead[precision as usize];
+        if started.load(Ordering::Relaxed) || !*ENABLED || !self.parallel_builds() || started.swap(true, Ordering::Relaxed)
+        {
+            return;
+        }
+        let engine = Arc::clone(self);
+        // Where no thread starts, the calls build what they need as they come.
+        let _ = std::thread::Builder::new().name("fewfit-build-ahead".into()).spawn(move || {
+            if let Ok(set) = engine.set(precision) {
+                let _ = set.build_reachable(&engine);
+            }
+        });
     }
 
     /// Builds the whole shipped set for a precision (each variant once) and returns the variants
