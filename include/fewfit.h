@@ -1,9 +1,11 @@
 /* fewfit C API: OpenCL GEMM from a small prebuilt variant set, called like CLBlast.
  *
  * Every function takes the same arguments, in the same order and with the same meaning, as its
- * CLBlast namesake (FewfitSgemm as CLBlastSgemm, ...), and returns CLBlast's status codes (the
+ * CLBlast namesake (FewfitSgemm as CLBlastSgemm, FewfitHgemm as CLBlastHgemm, ...), and returns
+ * CLBlast's status codes (the
  * values of CLBlastStatusCode; OpenCL errors are passed through as their OpenCL codes). It runs on
- * the caller's context and queue, any device. Arguments are checked before any device work (C is
+ * the caller's context and queue, any device. Beyond CLBlast: bfloat16 GEMMs (FewfitBf16gemm*) and
+ * the opt-in to TF32 tensor cores for single precision (FewfitSgemm*Ex). Arguments are checked before any device work (C is
  * untouched on error); null pointers give an error code. If `event` is not NULL it receives the
  * call's event, which the caller releases; if it is NULL, no event is made (with NVIDIA's OpenCL that
  * spares about 2 µs a call).
@@ -22,7 +24,8 @@
  * own names for what it serves, C and C++ (clblast::Gemm<float>, ...), so that a program built
  * against CLBlast switches to fewfit with LD_PRELOAD or the libclblast.so.1 shim (docs/CLBLAST.md).
  * With FEWFIT_STATS=1 in the environment, a process prints one line to stderr at exit: the GEMM
- * calls fewfit served per precision, those that returned an error status, and its program builds. */
+ * calls fewfit served per precision (single, double, half, bf16), those that returned an error
+ * status, and its program builds. */
 #ifndef FEWFIT_H
 #define FEWFIT_H
 
@@ -57,6 +60,8 @@ typedef enum FewfitStatusCode_ {
   FewfitInsufficientMemoryC = -1009,
   FewfitInvalidBatchCount   = -2049, /* batch_count is zero */
   FewfitNoDoublePrecision   = -2044, /* a D call on a device without fp64 */
+  FewfitNoHalfPrecision     = -2045, /* an H or Bf16 call where no 16-bit kernel of fewfit's can run
+                                        (they need no cl_khr_fp16, so any device runs them) */
   FewfitUnexpectedError     = -2039  /* anything else, a caught panic included */
 } FewfitStatusCode;
 
@@ -65,6 +70,25 @@ typedef enum FewfitLayout_ { FewfitLayoutRowMajor = 101, FewfitLayoutColMajor = 
 typedef enum FewfitTranspose_ {
   FewfitTransposeNo = 111, FewfitTransposeYes = 112, FewfitTransposeConjugate = 113
 } FewfitTranspose;
+
+/* How a single-precision GEMM may compute its products (the last argument of FewfitSgemm*Ex):
+ * Default in f32; FastTf32 lets them run on TF32 tensor cores (inputs rounded to a 10-bit mantissa,
+ * f32 accumulation, as cuBLAS's CUBLAS_COMPUTE_32F_FAST_TF32) where the device has them (NVIDIA,
+ * compute capability 8.0 and later), and in f32 elsewhere. Another value gives FewfitInvalidValue. */
+typedef enum FewfitCompute_ { FewfitComputeDefault = 0, FewfitComputeFastTf32 = 1 } FewfitCompute;
+
+/* The precisions FewfitWarmUp takes: CLBlastPrecision's values (kHalf 16, kSingle 32, kDouble 64)
+ * and fewfit's own for bfloat16 and for single precision with FewfitComputeFastTf32. */
+typedef enum FewfitPrecision_ {
+  FewfitPrecisionHalf = 16, FewfitPrecisionSingle = 32, FewfitPrecisionDouble = 64,
+  FewfitPrecisionBf16 = 1016, FewfitPrecisionTf32 = 1032
+} FewfitPrecision;
+
+/* Half precision (H): buffers of IEEE binary16 (cl_half), alpha and beta as cl_half (the bits of an
+ * IEEE binary16, as CLBlast's), converted to float: the products and sums are f32 and C is rounded
+ * to binary16 once at the end. bfloat16 (Bf16): buffers of bfloat16 (the upper 16 bits of an IEEE
+ * float, stored as uint16_t), alpha and beta as float, f32 arithmetic as for H. Neither needs
+ * cl_khr_fp16. */
 
 /* C = alpha * op(A) * op(B) + beta * C. */
 FewfitStatusCode FewfitSgemm(const FewfitLayout layout, const FewfitTranspose a_transpose,
@@ -83,6 +107,22 @@ FewfitStatusCode FewfitDgemm(const FewfitLayout layout, const FewfitTranspose a_
                              const double beta,
                              cl_mem c_buffer, const size_t c_offset, const size_t c_ld,
                              cl_command_queue* queue, cl_event* event);
+FewfitStatusCode FewfitHgemm(const FewfitLayout layout, const FewfitTranspose a_transpose,
+                             const FewfitTranspose b_transpose, const size_t m, const size_t n,
+                             const size_t k, const cl_half alpha,
+                             const cl_mem a_buffer, const size_t a_offset, const size_t a_ld,
+                             const cl_mem b_buffer, const size_t b_offset, const size_t b_ld,
+                             const cl_half beta,
+                             cl_mem c_buffer, const size_t c_offset, const size_t c_ld,
+                             cl_command_queue* queue, cl_event* event);
+FewfitStatusCode FewfitBf16gemm(const FewfitLayout layout, const FewfitTranspose a_transpose,
+                                const FewfitTranspose b_transpose, const size_t m, const size_t n,
+                                const size_t k, const float alpha,
+                                const cl_mem a_buffer, const size_t a_offset, const size_t a_ld,
+                                const cl_mem b_buffer, const size_t b_offset, const size_t b_ld,
+                                const float beta,
+                                cl_mem c_buffer, const size_t c_offset, const size_t c_ld,
+                                cl_command_queue* queue, cl_event* event);
 
 /* batch_count GEMMs, item i with alphas[i], betas[i] and the i-th offsets. Equal alphas and betas
  * with offsets of constant stride run as one strided launch; otherwise one launch per item. */
@@ -104,6 +144,24 @@ FewfitStatusCode FewfitDgemmBatched(const FewfitLayout layout, const FewfitTrans
                                     cl_mem c_buffer, const size_t* c_offsets, const size_t c_ld,
                                     const size_t batch_count,
                                     cl_command_queue* queue, cl_event* event);
+FewfitStatusCode FewfitHgemmBatched(const FewfitLayout layout, const FewfitTranspose a_transpose,
+                                    const FewfitTranspose b_transpose, const size_t m, const size_t n,
+                                    const size_t k, const cl_half* alphas,
+                                    const cl_mem a_buffer, const size_t* a_offsets, const size_t a_ld,
+                                    const cl_mem b_buffer, const size_t* b_offsets, const size_t b_ld,
+                                    const cl_half* betas,
+                                    cl_mem c_buffer, const size_t* c_offsets, const size_t c_ld,
+                                    const size_t batch_count,
+                                    cl_command_queue* queue, cl_event* event);
+FewfitStatusCode FewfitBf16gemmBatched(const FewfitLayout layout, const FewfitTranspose a_transpose,
+                                       const FewfitTranspose b_transpose, const size_t m, const size_t n,
+                                       const size_t k, const float* alphas,
+                                       const cl_mem a_buffer, const size_t* a_offsets, const size_t a_ld,
+                                       const cl_mem b_buffer, const size_t* b_offsets, const size_t b_ld,
+                                       const float* betas,
+                                       cl_mem c_buffer, const size_t* c_offsets, const size_t c_ld,
+                                       const size_t batch_count,
+                                       cl_command_queue* queue, cl_event* event);
 
 /* batch_count GEMMs in one launch, item i at offset + i * stride in each buffer. */
 FewfitStatusCode FewfitSgemmStridedBatched(
@@ -122,11 +180,57 @@ FewfitStatusCode FewfitDgemmStridedBatched(
     const double beta,
     cl_mem c_buffer, const size_t c_offset, const size_t c_ld, const size_t c_stride,
     const size_t batch_count, cl_command_queue* queue, cl_event* event);
+FewfitStatusCode FewfitHgemmStridedBatched(
+    const FewfitLayout layout, const FewfitTranspose a_transpose, const FewfitTranspose b_transpose,
+    const size_t m, const size_t n, const size_t k, const cl_half alpha,
+    const cl_mem a_buffer, const size_t a_offset, const size_t a_ld, const size_t a_stride,
+    const cl_mem b_buffer, const size_t b_offset, const size_t b_ld, const size_t b_stride,
+    const cl_half beta,
+    cl_mem c_buffer, const size_t c_offset, const size_t c_ld, const size_t c_stride,
+    const size_t batch_count, cl_command_queue* queue, cl_event* event);
+FewfitStatusCode FewfitBf16gemmStridedBatched(
+    const FewfitLayout layout, const FewfitTranspose a_transpose, const FewfitTranspose b_transpose,
+    const size_t m, const size_t n, const size_t k, const float alpha,
+    const cl_mem a_buffer, const size_t a_offset, const size_t a_ld, const size_t a_stride,
+    const cl_mem b_buffer, const size_t b_offset, const size_t b_ld, const size_t b_stride,
+    const float beta,
+    cl_mem c_buffer, const size_t c_offset, const size_t c_ld, const size_t c_stride,
+    const size_t batch_count, cl_command_queue* queue, cl_event* event);
 
-/* Builds now what the queue's first GEMM in a precision would build (32: single, 64: double, the
- * values of CLBlastPrecision): the variants its device's tree can pick, so that no later call in that
- * precision compiles (as CLBlastFillCache does for a device). Another precision gives
- * FewfitInvalidValue, 64 on a device without fp64 FewfitNoDoublePrecision. */
+/* FewfitSgemm, FewfitSgemmBatched and FewfitSgemmStridedBatched with a compute mode last
+ * (FewfitCompute); FewfitComputeDefault gives exactly the call without Ex. */
+FewfitStatusCode FewfitSgemmEx(const FewfitLayout layout, const FewfitTranspose a_transpose,
+                               const FewfitTranspose b_transpose, const size_t m, const size_t n,
+                               const size_t k, const float alpha,
+                               const cl_mem a_buffer, const size_t a_offset, const size_t a_ld,
+                               const cl_mem b_buffer, const size_t b_offset, const size_t b_ld,
+                               const float beta,
+                               cl_mem c_buffer, const size_t c_offset, const size_t c_ld,
+                               cl_command_queue* queue, cl_event* event, const FewfitCompute compute);
+FewfitStatusCode FewfitSgemmBatchedEx(const FewfitLayout layout, const FewfitTranspose a_transpose,
+                                      const FewfitTranspose b_transpose, const size_t m, const size_t n,
+                                      const size_t k, const float* alphas,
+                                      const cl_mem a_buffer, const size_t* a_offsets, const size_t a_ld,
+                                      const cl_mem b_buffer, const size_t* b_offsets, const size_t b_ld,
+                                      const float* betas,
+                                      cl_mem c_buffer, const size_t* c_offsets, const size_t c_ld,
+                                      const size_t batch_count,
+                                      cl_command_queue* queue, cl_event* event, const FewfitCompute compute);
+FewfitStatusCode FewfitSgemmStridedBatchedEx(
+    const FewfitLayout layout, const FewfitTranspose a_transpose, const FewfitTranspose b_transpose,
+    const size_t m, const size_t n, const size_t k, const float alpha,
+    const cl_mem a_buffer, const size_t a_offset, const size_t a_ld, const size_t a_stride,
+    const cl_mem b_buffer, const size_t b_offset, const size_t b_ld, const size_t b_stride,
+    const float beta,
+    cl_mem c_buffer, const size_t c_offset, const size_t c_ld, const size_t c_stride,
+    const size_t batch_count, cl_command_queue* queue, cl_event* event, const FewfitCompute compute);
+
+/* Builds now what the queue's first GEMM in a precision would build (a FewfitPrecision: 16 half,
+ * 32 single, 64 double as CLBlastPrecision; 1016 bfloat16; 1032 single with FewfitComputeFastTf32,
+ * which builds single's set where the device has no tensor cores): the variants its device's tree
+ * can pick, so that no later call in that precision compiles (as CLBlastFillCache does for a
+ * device). Another value gives FewfitInvalidValue, 64 on a device without fp64
+ * FewfitNoDoublePrecision. */
 FewfitStatusCode FewfitWarmUp(const cl_command_queue* queue, const int precision);
 
 /* Drops fewfit's engines: the programs, kernels and scratch buffers it holds on every context, and

@@ -5,14 +5,16 @@ outcome, and fewfit's statistics line (FEWFIT_STATS=1).
 
   clblast_suite.py check NAME FEWFIT_OUTPUT [CLBLAST_OUTPUT]
 
-Passes (exit 0) when, for the single- and double-precision routines of the run with fewfit
-preloaded: some passed and none failed, except, with -full_test, the cases the tester's own
-reference gets wrong (reference_offset_bug); fewfit's statistics line shows calls served in both
-precisions; given CLBLAST_OUTPUT (the same binary and options with CLBlast itself), every case
-has CLBlast's outcome (the same pass, or the same status code) and every routine CLBlast's counts,
-except the deliberate differences in ALLOWED; and, for the tester's default cases (no -full_test),
-the counts and calls are those recorded in EXPECTED. Complex and half precision stay CLBlast's:
-their counts are printed, not checked. Prints one summary line a routine.
+Passes (exit 0) when, for the single-, double- and half-precision routines of the run with fewfit
+preloaded (fewfit's; the testers run half only where the device has cl_khr_fp16, and report it
+"All tests skipped: Unsupported precision" elsewhere, as on PoCL): some passed and none failed,
+except, with -full_test, the cases the tester's own reference gets wrong (reference_offset_bug);
+fewfit's statistics line shows calls served in each of these precisions that ran; given
+CLBLAST_OUTPUT (the same binary and options with CLBlast itself), every case has CLBlast's outcome
+(the same pass, or the same status code) and every routine CLBlast's counts, except the deliberate
+differences in ALLOWED; and, for the tester's default cases (no -full_test), the counts and calls
+are those recorded in EXPECTED. Complex precision stays CLBlast's: its counts are printed, not
+checked. Prints one summary line a routine.
 """
 
 import re
@@ -21,16 +23,17 @@ import sys
 # What CLBlast 1.5.3's testers (Debian's clblast-tests, reference: CPU BLAS) report for their default
 # cases on a device with fp64, with CLBlast itself and with fewfit alike: (passed, skipped, failed) per
 # single/double routine (xgemm runs each routine twice, once per kernel kind, summed here), and fewfit's
-# (single calls, double calls, calls returning an error status). The skipped cases are those whose
+# (single calls, double calls, half calls, bf16 calls, calls returning an error status). Half is
+# not run there (PoCL has no cl_khr_fp16), so no half calls. The skipped cases are those whose
 # leading dimension is below the matrix's line length: CLBlast returns kInvalidLeadDimA/B/C (fewfit
 # too) and a CPU-BLAS reference cannot check a status, so the tester skips them; in the batched
 # tester, its own check returns that status for A and B before the call, so fewer calls reach fewfit.
 EXPECTED = {
-    "xgemm": ({"SGEMM": (468, 556, 0), "DGEMM": (468, 556, 0)}, (1024, 1024, 1112)),
-    "xgemmbatched": ({"SGEMMBATCHED": (468, 556, 0), "DGEMMBATCHED": (468, 556, 0)}, (592, 592, 248)),
+    "xgemm": ({"SGEMM": (468, 556, 0), "DGEMM": (468, 556, 0)}, (1024, 1024, 0, 0, 1112)),
+    "xgemmbatched": ({"SGEMMBATCHED": (468, 556, 0), "DGEMMBATCHED": (468, 556, 0)}, (592, 592, 0, 0, 248)),
     "xgemmstridedbatched": (
         {"SGEMMSTRIDEDBATCHED": (468, 556, 0), "DGEMMSTRIDEDBATCHED": (468, 556, 0)},
-        (1024, 1024, 1112),
+        (1024, 1024, 0, 0, 1112),
     ),
 }
 
@@ -41,17 +44,22 @@ EXPECTED = {
 ALLOWED = []
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
-STATS = re.compile(r"fewfit stats: (\d+) GEMM calls served \(single (\d+), double (\d+); (\d+) returned an error status\)")
+STATS = re.compile(
+    r"fewfit stats: (\d+) GEMM calls served \(single (\d+), double (\d+), half (\d+), bf16 (\d+); (\d+) returned an error status\)"
+)
+# The precisions of fewfit's statistics line, by their routines' first letter (bf16 has no routine).
+STATS_NAMES = {"S": "single", "D": "double", "H": "half"}
 
 
 def parse(path):
-    """(counts, cases, stats, device, full_test, failures, marks): counts[routine] = [passed, skipped,
-    failed] summed over the routine's runs; cases = [(routine#run, section, arguments, outcome)] (with
-    -verbose); stats = (single, double, errors) or None; failures = [(routine#run, section,
-    arguments, error rate)] (the tester's error log); marks[(routine#run, section)] = the outcome
-    marks of the section's cases in order (without -verbose)."""
+    """(counts, cases, stats, device, full_test, failures, marks, unsupported): counts[routine] =
+    [passed, skipped, failed] summed over the routine's runs; cases = [(routine#run, section,
+    arguments, outcome)] (with -verbose); stats = (single, double, half, bf16, errors) or None;
+    failures = [(routine#run, section, arguments, error rate)] (the tester's error log);
+    marks[(routine#run, section)] = the outcome marks of the section's cases in order (without
+    -verbose); unsupported = the routines the tester skipped whole for an unsupported precision."""
     text = ANSI.sub("", open(path, encoding="utf-8", errors="replace").read())
-    counts, cases, runs, failures, marks = {}, [], {}, [], {}
+    counts, cases, runs, failures, marks, unsupported = {}, [], {}, [], {}, set()
     routine, section, case = None, None, None
 
     def close():
@@ -69,6 +77,8 @@ def parse(path):
             routine = line.split("'")[1]
             runs[routine] = runs.get(routine, 0) + 1
             counts.setdefault(routine, [0, 0, 0])
+        elif "All tests skipped: Unsupported precision" in line:
+            unsupported.add(routine)
         elif line.startswith("* Testing '"):
             close()
             section = line.split("for '", 1)[-1].rstrip("':")
@@ -94,15 +104,15 @@ def parse(path):
             case = case[:3] + (case[3] + "\n" + line,)
     close()
     match = STATS.search(text)
-    stats = tuple(int(match.group(i)) for i in (2, 3, 4)) if match else None
+    stats = tuple(int(match.group(i)) for i in (2, 3, 4, 5, 6)) if match else None
     device = re.search(r"Running on OpenCL device '([^']*)'", text)
     full_test = "-full_test [true]" in text
-    return counts, cases, stats, device.group(1) if device else "?", full_test, failures, marks
+    return counts, cases, stats, device.group(1) if device else "?", full_test, failures, marks, unsupported
 
 
 def real(routine):
-    """Single and double precision: fewfit's."""
-    return routine[:1] in ("S", "D")
+    """Single, double and half precision: fewfit's."""
+    return routine[:1] in STATS_NAMES
 
 
 def reference_offset_bug(name, args):
@@ -116,33 +126,41 @@ def reference_offset_bug(name, args):
 
 
 def check(name, fewfit_path, clblast_path=None):
-    counts, cases, stats, device, full_test, failures, marks = parse(fewfit_path)
+    counts, cases, stats, device, full_test, failures, marks, unsupported = parse(fewfit_path)
     print(f"clblast-suite: {name:20} on '{device}'{' with -full_test' if full_test else ''}")
     problems = []
     for routine, (passed, skipped, failed) in sorted(counts.items()):
+        if routine in unsupported:
+            print(f"clblast-suite: {name:20} {routine:20} not run: the tester finds the precision unsupported by the device")
+            continue
         served = "fewfit" if real(routine) else "CLBlast"
         print(f"clblast-suite: {name:20} {routine:20} {passed:6} passed {skipped:6} skipped {failed:6} failed ({served})")
         if real(routine) and not passed:
             problems.append(f"{routine}: no case passed")
-    if not any(real(r) for r in counts):
-        problems.append("no single- or double-precision routine ran")
+    ran = sorted({r[:1] for r in counts if real(r) and r not in unsupported}, key="SDH".index)
+    if not {"S", "D"} <= set(ran):
+        problems.append("a single- or double-precision routine did not run")
     mine_failed = [f for f in failures if real(f[0])]
     if sum(c[2] for r, c in counts.items() if real(r)) != len(mine_failed):
         problems.append(f"{len(mine_failed)} failing cases in the error logs, {sum(c[2] for r, c in counts.items() if real(r))} counted")
     harness = [f for f in mine_failed if full_test and reference_offset_bug(name, f[2])]
     if harness:
-        print(f"clblast-suite: {name:20} {len(harness)} single/double cases fail on the tester's own reference (offb != offc: it swaps B's and C's offsets), as with CLBlast itself")
+        print(f"clblast-suite: {name:20} {len(harness)} single/double/half cases fail on the tester's own reference (offb != offc: it swaps B's and C's offsets), as with CLBlast itself")
     for f in mine_failed:
         if f not in harness:
             problems.append(f"failed: {f[0]} [{f[1]}] {f[2]} (error rate {f[3]})")
     if stats is None:
         problems.append("no `fewfit stats` line: fewfit was not loaded, or FEWFIT_STATS unset")
     else:
-        print(f"clblast-suite: {name:20} fewfit served {stats[0]} single and {stats[1]} double calls ({stats[2]} returned an error status)")
-        if not (stats[0] and stats[1]):
-            problems.append(f"fewfit served no calls in a precision: {stats}")
+        print(
+            f"clblast-suite: {name:20} fewfit served {stats[0]} single, {stats[1]} double and {stats[2]} half calls "
+            f"({stats[4]} returned an error status)"
+        )
+        served = dict(zip(("S", "D", "H"), stats))
+        if not all(served[p] for p in ran):
+            problems.append(f"fewfit served no calls in a precision whose routine ran ({', '.join(STATS_NAMES[p] for p in ran)}): {stats}")
     if clblast_path:
-        want_counts, want_cases, _, _, _, want_failures, want_marks = parse(clblast_path)
+        want_counts, want_cases, _, _, _, want_failures, want_marks, _ = parse(clblast_path)
         for routine in sorted(set(counts) | set(want_counts)):
             if real(routine) and counts.get(routine) != want_counts.get(routine):
                 problems.append(f"{routine}: counts {counts.get(routine)} with fewfit, {want_counts.get(routine)} with CLBlast")
@@ -169,7 +187,7 @@ def check(name, fewfit_path, clblast_path=None):
                 print(f"clblast-suite: {name}: deliberate difference, {key}: CLBlast {want}, fewfit {got} ({reason})")
             else:
                 differing.append(f"{key}: CLBlast {want}, fewfit {got}")
-        print(f"clblast-suite: {name:20} {len(mine)} single/double {what} compared with CLBlast's own run, {len(differing)} differ")
+        print(f"clblast-suite: {name:20} {len(mine)} single/double/half {what} compared with CLBlast's own run, {len(differing)} differ")
         problems += differing[:20]
     if name in EXPECTED and not full_test:
         want_counts, want_stats = EXPECTED[name]

@@ -1,6 +1,8 @@
 //! The C ABI (header `include/fewfit.h`): GEMM entry points with CLBlast's arguments, order,
-//! meaning and status codes (`FewfitSgemm` is called exactly like `CLBlastSgemm`), built into the
-//! cdylib and staticlib. With the `clblast-compat` feature the same functions are also exported
+//! meaning and status codes (`FewfitSgemm` is called exactly like `CLBlastSgemm`, `FewfitHgemm` like
+//! `CLBlastHgemm`), built into the cdylib and staticlib. Beyond CLBlast: bfloat16 GEMMs
+//! (`FewfitBf16gemm*`, alpha and beta as `float`) and the opt-in to TF32 tensor cores for single
+//! precision (`FewfitSgemm*Ex`, a trailing compute argument). With the `clblast-compat` feature the same functions are also exported
 //! under CLBlast's own names, and CLBlast's C++ GEMM and cache entry points under their mangled
 //! names (`capi/clblast.rs`), so a program built against libclblast switches to fewfit through
 //! `LD_PRELOAD` or the `libclblast.so.1` shim. `FEWFIT_STATS=1` prints what fewfit served at exit
@@ -21,7 +23,7 @@ use crate::cl::{mem_context, mem_len, queue_context};
 use crate::engine::{build_stats, release_engines, Engine};
 use crate::error::Error;
 use crate::gemm::{enqueue_checked, Selection};
-use crate::spec::{Element, GemmSpec, Layout, Precision, Transpose};
+use crate::spec::{Compute, Element, GemmSpec, Layout, Precision, Transpose};
 
 #[cfg(feature = "clblast-compat")]
 mod clblast;
@@ -69,6 +71,10 @@ pub enum Status {
     InvalidBatchCount = -2049,
     /// A double-precision call on a device without fp64 (`CLBlastNoDoublePrecision`).
     NoDoublePrecision = -2044,
+    /// A half or bfloat16 call on a device where none of fewfit's 16-bit kernels can run
+    /// (`CLBlastNoHalfPrecision`). fewfit's 16-bit kernels compute in f32 and need no
+    /// `cl_khr_fp16`, so this arises only where no variant of the set is available to the device.
+    NoHalfPrecision = -2045,
     /// An unexpected failure, a caught panic included (`CLBlastUnexpectedError`).
     UnexpectedError = -2039,
 }
@@ -122,12 +128,13 @@ fn spec_status(name: &str) -> Status {
     }
 }
 
-/// The code of an error of the runtime, for a call in precision `T` on `queue`.
-fn error_code<T: Element>(error: &Error, queue: cl_command_queue) -> Code {
+/// The code of an error of the runtime, for a call in `precision` (of its elements) on `queue`.
+fn error_code(error: &Error, precision: Precision, queue: cl_command_queue) -> Code {
     let status = match error {
         Error::OpenCl { code, .. } => return *code,
         Error::InvalidArgument { name, .. } => spec_status(name),
-        Error::Unavailable { .. } if T::PRECISION == Precision::F64 && !has_fp64(queue) => Status::NoDoublePrecision,
+        Error::Unavailable { .. } if precision == Precision::F64 && !has_fp64(queue) => Status::NoDoublePrecision,
+        Error::Unavailable { .. } if precision.is_half() => Status::NoHalfPrecision,
         Error::Unavailable { .. } | Error::Build { .. } => Status::BuildProgramFailure,
         Error::NoDevice(_) | Error::NoOpenClLibrary(_) | Error::Codegen(_) => Status::UnexpectedError,
     };
@@ -158,6 +165,14 @@ const TRANSPOSE_NO: c_int = 111;
 const TRANSPOSE_YES: c_int = 112;
 /// `CLBlastTransposeConjugate`: plain transposition for real types.
 const TRANSPOSE_CONJUGATE: c_int = 113;
+/// `FewfitComputeDefault`: products in the storage precision.
+const COMPUTE_DEFAULT: c_int = 0;
+/// `FewfitComputeFastTf32`: single precision may run on TF32 tensor cores ([`Compute::FastTf32`]).
+const COMPUTE_FAST_TF32: c_int = 1;
+
+/// The enums of a call as C gives them: layout, A's and B's transposes, and the compute mode (a
+/// `FewfitCompute`; [`COMPUTE_DEFAULT`] for the entry points without one).
+type Enums = [c_int; 4];
 
 /// The call's shape and operands as CLBlast gives them (offsets of item 0, batch strides).
 struct Call {
@@ -179,13 +194,10 @@ unsafe fn queue_of(queue: *const cl_command_queue) -> Result<cl_command_queue, C
 }
 
 impl Call {
-    /// Checks the enums, the dimensions, the batch count and the queue; returns the spec
-    /// (offsets 0, batch 1) and the queue.
-    #[allow(clippy::too_many_arguments)]
+    /// Checks the enums (the compute mode among them), the dimensions, the batch count and the
+    /// queue; returns the spec (offsets 0, batch 1) and the queue.
     unsafe fn new(
-        layout: c_int,
-        a_transpose: c_int,
-        b_transpose: c_int,
+        [layout, a_transpose, b_transpose, compute]: Enums,
         (m, n, k): (usize, usize, usize),
         (a_ld, b_ld, c_ld): (usize, usize, usize),
         mems: [cl_mem; 3],
@@ -203,6 +215,11 @@ impl Call {
             _ => Err(Status::InvalidValue as Code),
         };
         let (trans_a, trans_b) = (transpose(a_transpose)?, transpose(b_transpose)?);
+        let compute = match compute {
+            COMPUTE_DEFAULT => Compute::Default,
+            COMPUTE_FAST_TF32 => Compute::FastTf32,
+            _ => return Err(Status::InvalidValue as Code),
+        };
         if m == 0 || n == 0 || k == 0 {
             return Err(Status::InvalidDimension as Code);
         }
@@ -211,7 +228,7 @@ impl Call {
             return Err(Status::InvalidBatchCount as Code);
         }
         let queue = queue_of(queue)?;
-        let spec = GemmSpec::new(layout, trans_a, trans_b, m, n, k).with_ld(a_ld, b_ld, c_ld);
+        let spec = GemmSpec::new(layout, trans_a, trans_b, m, n, k).with_ld(a_ld, b_ld, c_ld).with_compute(compute);
         Ok(Call { spec, mems, queue })
     }
 
@@ -220,7 +237,7 @@ impl Call {
     fn check<T: Element>(&self, spec: &GemmSpec) -> Result<[usize; 3], Code> {
         let status = |e: Error| match e {
             Error::InvalidArgument { name, .. } => spec_status(name) as Code,
-            other => error_code::<T>(&other, self.queue),
+            other => error_code(&other, T::PRECISION, self.queue),
         };
         spec.check_sizes().map_err(status)?;
         // Then matrix by matrix, as CLBlast: A's leading dimension, buffer and size, then B's, then C's.
@@ -259,8 +276,10 @@ impl Call {
     ) -> Result<cl_event, Code> {
         // SAFETY: the caller of the entry point vouches for the queue and buffers; `lengths` were
         // queried from the buffers by `check`.
-        unsafe { enqueue_checked::<T>(self.queue, spec, alpha, self.mems, lengths, beta, wait, Selection::Auto, want_event) }
-            .map_err(|e| error_code::<T>(&e, self.queue))
+        unsafe {
+            enqueue_checked::<T>(self.queue, spec, alpha, self.mems, lengths, beta, wait, Selection::Auto, want_event)
+        }
+        .map_err(|e| error_code(&e, T::PRECISION, self.queue))
     }
 }
 
@@ -277,9 +296,7 @@ unsafe fn hand_over(done: cl_event, event: *mut cl_event) {
 /// A GEMM or strided batch of GEMMs, CLBlast's `Xgemm` / `XgemmStridedBatched`.
 #[allow(clippy::too_many_arguments)]
 unsafe fn strided<T: Element>(
-    layout: c_int,
-    a_transpose: c_int,
-    b_transpose: c_int,
+    enums: Enums,
     (m, n, k): (usize, usize, usize),
     alpha: T::Scalar,
     (a, a_offset, a_ld, a_stride): (cl_mem, usize, usize, usize),
@@ -291,8 +308,7 @@ unsafe fn strided<T: Element>(
     event: *mut cl_event,
 ) -> Result<(), Code> {
     let result = (|| {
-        let call =
-            Call::new(layout, a_transpose, b_transpose, (m, n, k), (a_ld, b_ld, c_ld), [a, b, c], batch_count, queue)?;
+        let call = Call::new(enums, (m, n, k), (a_ld, b_ld, c_ld), [a, b, c], batch_count, queue)?;
         let spec =
             call.spec.with_offsets(a_offset, b_offset, c_offset).with_batch(batch_count, a_stride, b_stride, c_stride);
         let lengths = call.check::<T>(&spec)?;
@@ -303,59 +319,58 @@ unsafe fn strided<T: Element>(
     result
 }
 
-/// CLBlast's `XgemmBatched`: per-item alphas, betas and offsets. Equal alphas and betas with
-/// offsets of constant stride (and C items that do not overlap) run as one strided launch;
-/// otherwise one launch per item, each after the previous one.
+/// CLBlast's `XgemmBatched`: per-item alphas, betas and offsets, the alphas and betas in the C
+/// type `S`, which `convert` turns into `T`'s scalar. Equal alphas and betas with offsets of
+/// constant stride (and C items that do not overlap) run as one strided launch; otherwise one
+/// launch per item, each after the previous one.
 #[allow(clippy::too_many_arguments)]
-unsafe fn batched<T: Element>(
-    layout: c_int,
-    a_transpose: c_int,
-    b_transpose: c_int,
+unsafe fn batched<T: Element, S: Copy>(
+    enums: Enums,
     (m, n, k): (usize, usize, usize),
-    alphas: *const T::Scalar,
+    alphas: *const S,
     a: (cl_mem, *const usize, usize),
     b: (cl_mem, *const usize, usize),
-    betas: *const T::Scalar,
+    betas: *const S,
     c: (cl_mem, *const usize, usize),
     batch_count: usize,
     queue: *mut cl_command_queue,
     event: *mut cl_event,
+    convert: fn(S) -> T::Scalar,
 ) -> Result<(), Code> {
-    let result =
-        batched_items::<T>(layout, a_transpose, b_transpose, (m, n, k), alphas, a, b, betas, c, batch_count, queue, event);
+    let result = batched_items::<T, S>(enums, (m, n, k), alphas, a, b, betas, c, batch_count, queue, event, convert);
     stats::record::<T>(&result);
     result
 }
 
 /// [`batched`]'s work.
 #[allow(clippy::too_many_arguments)]
-unsafe fn batched_items<T: Element>(
-    layout: c_int,
-    a_transpose: c_int,
-    b_transpose: c_int,
+unsafe fn batched_items<T: Element, S: Copy>(
+    enums: Enums,
     (m, n, k): (usize, usize, usize),
-    alphas: *const T::Scalar,
+    alphas: *const S,
     (a, a_offsets, a_ld): (cl_mem, *const usize, usize),
     (b, b_offsets, b_ld): (cl_mem, *const usize, usize),
-    betas: *const T::Scalar,
+    betas: *const S,
     (c, c_offsets, c_ld): (cl_mem, *const usize, usize),
     batch_count: usize,
     queue: *mut cl_command_queue,
     event: *mut cl_event,
+    convert: fn(S) -> T::Scalar,
 ) -> Result<(), Code> {
-    let call =
-        Call::new(layout, a_transpose, b_transpose, (m, n, k), (a_ld, b_ld, c_ld), [a, b, c], batch_count, queue)?;
+    let call = Call::new(enums, (m, n, k), (a_ld, b_ld, c_ld), [a, b, c], batch_count, queue)?;
     if [alphas.is_null(), a_offsets.is_null(), b_offsets.is_null(), betas.is_null(), c_offsets.is_null()]
         .contains(&true)
     {
         return Err(Status::InvalidValue as Code);
     }
     let slice = |p| std::slice::from_raw_parts(p, batch_count);
-    let (alphas, betas) =
-        (std::slice::from_raw_parts(alphas, batch_count), std::slice::from_raw_parts(betas, batch_count));
+    let scalars = |p: *const S| -> Vec<T::Scalar> {
+        std::slice::from_raw_parts(p, batch_count).iter().map(|&x| convert(x)).collect()
+    };
+    let (alphas, betas) = (scalars(alphas), scalars(betas));
     let offsets = [slice(a_offsets), slice(b_offsets), slice(c_offsets)];
     // Overlapping C items (say, all offsets equal) go one by one below, in order.
-    if let Some(spec) = call.spec.as_strided_batch(alphas, betas, offsets) {
+    if let Some(spec) = call.spec.as_strided_batch(&alphas, &betas, offsets) {
         let lengths = call.check::<T>(&spec)?;
         hand_over(call.enqueue::<T>(&spec, alphas[0], betas[0], lengths, &[], !event.is_null())?, event);
         return Ok(());
@@ -382,10 +397,10 @@ unsafe fn batched_items<T: Element>(
     Ok(())
 }
 
-/// Defines an entry point `$fewfit` and, with the `clblast-compat` feature, the same function
-/// under CLBlast's name `$clblast`.
+/// Defines an entry point `$fewfit` and, given `/ $clblast` and with the `clblast-compat` feature,
+/// the same function under CLBlast's name `$clblast`.
 macro_rules! entry_points {
-    ($(#[$doc:meta])* $fewfit:ident / $clblast:ident ($($arg:ident: $ty:ty),* $(,)?) => $body:expr) => {
+    ($(#[$doc:meta])* $fewfit:ident ($($arg:ident: $ty:ty),* $(,)?) => $body:expr) => {
         $(#[$doc])*
         ///
         /// # Safety
@@ -396,6 +411,9 @@ macro_rules! entry_points {
         pub unsafe extern "C" fn $fewfit($($arg: $ty),*) -> c_int {
             guard(|| $body)
         }
+    };
+    ($(#[$doc:meta])* $fewfit:ident / $clblast:ident ($($arg:ident: $ty:ty),* $(,)?) => $body:expr) => {
+        entry_points! { $(#[$doc])* $fewfit($($arg: $ty),*) => $body }
 
         #[cfg(feature = "clblast-compat")]
         #[doc = concat!("[`", stringify!($fewfit), "`] under CLBlast's name (feature `clblast-compat`).")]
@@ -410,70 +428,138 @@ macro_rules! entry_points {
     };
 }
 
+/// Defines the plain, array-batched and strided-batched entry points of element type `$t`, whose
+/// alpha and beta C passes as `$c` and `$convert` turns into `$t`'s scalar, each with its CLBlast
+/// name where one is given.
 macro_rules! precision_entry_points {
-    ($t:ty, $gemm:ident / $cl_gemm:ident, $batched:ident / $cl_batched:ident, $strided:ident / $cl_strided:ident) => {
+    ($t:ty, $c:ty => $convert:path, $gemm:ident $(/ $cl_gemm:ident)?, $batched:ident $(/ $cl_batched:ident)?,
+     $strided:ident $(/ $cl_strided:ident)?) => {
         entry_points! {
-            #[doc = concat!("C = alpha·op(A)·op(B) + beta·C in ", stringify!($t), ", with the arguments of `", stringify!($cl_gemm), "`.")]
-            $gemm / $cl_gemm(
+            #[doc = concat!("C = alpha·op(A)·op(B) + beta·C on ", stringify!($t), " elements, with the arguments of CLBlast's `Xgemm` (alpha and beta as `", stringify!($c), "`).")]
+            $gemm $(/ $cl_gemm)?(
                 layout: c_int, a_transpose: c_int, b_transpose: c_int, m: usize, n: usize, k: usize,
-                alpha: $t, a_buffer: cl_mem, a_offset: usize, a_ld: usize,
+                alpha: $c, a_buffer: cl_mem, a_offset: usize, a_ld: usize,
                 b_buffer: cl_mem, b_offset: usize, b_ld: usize,
-                beta: $t, c_buffer: cl_mem, c_offset: usize, c_ld: usize,
+                beta: $c, c_buffer: cl_mem, c_offset: usize, c_ld: usize,
                 queue: *mut cl_command_queue, event: *mut cl_event,
-            ) => strided::<$t>(layout, a_transpose, b_transpose, (m, n, k), alpha,
-                (a_buffer, a_offset, a_ld, 0), (b_buffer, b_offset, b_ld, 0), beta,
+            ) => strided::<$t>([layout, a_transpose, b_transpose, COMPUTE_DEFAULT], (m, n, k), $convert(alpha),
+                (a_buffer, a_offset, a_ld, 0), (b_buffer, b_offset, b_ld, 0), $convert(beta),
                 (c_buffer, c_offset, c_ld, 0), 1, queue, event)
         }
         entry_points! {
-            #[doc = concat!("A batch of ", stringify!($t), " GEMMs with per-item alphas, betas and offsets, with the arguments of `",
-                stringify!($cl_batched), "`: one strided launch when alphas and betas are equal and the offsets have a constant stride, else one launch per item.")]
-            $batched / $cl_batched(
+            #[doc = concat!("A batch of GEMMs on ", stringify!($t), " elements with per-item alphas, betas and offsets, with the arguments of CLBlast's `XgemmBatched`",
+                ": one strided launch when alphas and betas are equal and the offsets have a constant stride, else one launch per item.")]
+            $batched $(/ $cl_batched)?(
                 layout: c_int, a_transpose: c_int, b_transpose: c_int, m: usize, n: usize, k: usize,
-                alphas: *const $t, a_buffer: cl_mem, a_offsets: *const usize, a_ld: usize,
+                alphas: *const $c, a_buffer: cl_mem, a_offsets: *const usize, a_ld: usize,
                 b_buffer: cl_mem, b_offsets: *const usize, b_ld: usize,
-                betas: *const $t, c_buffer: cl_mem, c_offsets: *const usize, c_ld: usize,
+                betas: *const $c, c_buffer: cl_mem, c_offsets: *const usize, c_ld: usize,
                 batch_count: usize, queue: *mut cl_command_queue, event: *mut cl_event,
-            ) => batched::<$t>(layout, a_transpose, b_transpose, (m, n, k), alphas,
+            ) => batched::<$t, $c>([layout, a_transpose, b_transpose, COMPUTE_DEFAULT], (m, n, k), alphas,
                 (a_buffer, a_offsets, a_ld), (b_buffer, b_offsets, b_ld), betas,
-                (c_buffer, c_offsets, c_ld), batch_count, queue, event)
+                (c_buffer, c_offsets, c_ld), batch_count, queue, event, $convert)
         }
         entry_points! {
-            #[doc = concat!("A strided batch of ", stringify!($t), " GEMMs in one launch, with the arguments of `", stringify!($cl_strided), "`.")]
-            $strided / $cl_strided(
+            #[doc = concat!("A strided batch of GEMMs on ", stringify!($t), " elements in one launch, with the arguments of CLBlast's `XgemmStridedBatched`.")]
+            $strided $(/ $cl_strided)?(
                 layout: c_int, a_transpose: c_int, b_transpose: c_int, m: usize, n: usize, k: usize,
-                alpha: $t, a_buffer: cl_mem, a_offset: usize, a_ld: usize, a_stride: usize,
+                alpha: $c, a_buffer: cl_mem, a_offset: usize, a_ld: usize, a_stride: usize,
                 b_buffer: cl_mem, b_offset: usize, b_ld: usize, b_stride: usize,
-                beta: $t, c_buffer: cl_mem, c_offset: usize, c_ld: usize, c_stride: usize,
+                beta: $c, c_buffer: cl_mem, c_offset: usize, c_ld: usize, c_stride: usize,
                 batch_count: usize, queue: *mut cl_command_queue, event: *mut cl_event,
-            ) => strided::<$t>(layout, a_transpose, b_transpose, (m, n, k), alpha,
-                (a_buffer, a_offset, a_ld, a_stride), (b_buffer, b_offset, b_ld, b_stride), beta,
+            ) => strided::<$t>([layout, a_transpose, b_transpose, COMPUTE_DEFAULT], (m, n, k), $convert(alpha),
+                (a_buffer, a_offset, a_ld, a_stride), (b_buffer, b_offset, b_ld, b_stride), $convert(beta),
                 (c_buffer, c_offset, c_ld, c_stride), batch_count, queue, event)
         }
     };
 }
 
+/// A `cl_half` (the bits of an IEEE binary16) as the f32 the half kernels compute with.
+fn from_cl_half(bits: u16) -> f32 {
+    half::f16::from_bits(bits).to_f32()
+}
+
 precision_entry_points!(
-    f32,
+    f32, f32 => std::convert::identity,
     FewfitSgemm / CLBlastSgemm,
     FewfitSgemmBatched / CLBlastSgemmBatched,
     FewfitSgemmStridedBatched / CLBlastSgemmStridedBatched
 );
 precision_entry_points!(
-    f64,
+    f64, f64 => std::convert::identity,
     FewfitDgemm / CLBlastDgemm,
     FewfitDgemmBatched / CLBlastDgemmBatched,
     FewfitDgemmStridedBatched / CLBlastDgemmStridedBatched
 );
+precision_entry_points!(
+    half::f16, u16 => from_cl_half,
+    FewfitHgemm / CLBlastHgemm,
+    FewfitHgemmBatched / CLBlastHgemmBatched,
+    FewfitHgemmStridedBatched / CLBlastHgemmStridedBatched
+);
+precision_entry_points!(
+    half::bf16, f32 => std::convert::identity,
+    FewfitBf16gemm,
+    FewfitBf16gemmBatched,
+    FewfitBf16gemmStridedBatched
+);
 
+entry_points! {
+    /// [`FewfitSgemm`] with a compute mode (`FewfitCompute`): 0 computes in f32,
+    /// 1 (`FewfitComputeFastTf32`) lets the products run on TF32 tensor cores where the device has
+    /// them (plain f32 elsewhere); another value gives [`Status::InvalidValue`].
+    FewfitSgemmEx(
+        layout: c_int, a_transpose: c_int, b_transpose: c_int, m: usize, n: usize, k: usize,
+        alpha: f32, a_buffer: cl_mem, a_offset: usize, a_ld: usize,
+        b_buffer: cl_mem, b_offset: usize, b_ld: usize,
+        beta: f32, c_buffer: cl_mem, c_offset: usize, c_ld: usize,
+        queue: *mut cl_command_queue, event: *mut cl_event, compute: c_int,
+    ) => strided::<f32>([layout, a_transpose, b_transpose, compute], (m, n, k), alpha,
+        (a_buffer, a_offset, a_ld, 0), (b_buffer, b_offset, b_ld, 0), beta,
+        (c_buffer, c_offset, c_ld, 0), 1, queue, event)
+}
+entry_points! {
+    /// [`FewfitSgemmBatched`] with a compute mode, as [`FewfitSgemmEx`].
+    FewfitSgemmBatchedEx(
+        layout: c_int, a_transpose: c_int, b_transpose: c_int, m: usize, n: usize, k: usize,
+        alphas: *const f32, a_buffer: cl_mem, a_offsets: *const usize, a_ld: usize,
+        b_buffer: cl_mem, b_offsets: *const usize, b_ld: usize,
+        betas: *const f32, c_buffer: cl_mem, c_offsets: *const usize, c_ld: usize,
+        batch_count: usize, queue: *mut cl_command_queue, event: *mut cl_event, compute: c_int,
+    ) => batched::<f32, f32>([layout, a_transpose, b_transpose, compute], (m, n, k), alphas,
+        (a_buffer, a_offsets, a_ld), (b_buffer, b_offsets, b_ld), betas,
+        (c_buffer, c_offsets, c_ld), batch_count, queue, event, std::convert::identity)
+}
+entry_points! {
+    /// [`FewfitSgemmStridedBatched`] with a compute mode, as [`FewfitSgemmEx`].
+    FewfitSgemmStridedBatchedEx(
+        layout: c_int, a_transpose: c_int, b_transpose: c_int, m: usize, n: usize, k: usize,
+        alpha: f32, a_buffer: cl_mem, a_offset: usize, a_ld: usize, a_stride: usize,
+        b_buffer: cl_mem, b_offset: usize, b_ld: usize, b_stride: usize,
+        beta: f32, c_buffer: cl_mem, c_offset: usize, c_ld: usize, c_stride: usize,
+        batch_count: usize, queue: *mut cl_command_queue, event: *mut cl_event, compute: c_int,
+    ) => strided::<f32>([layout, a_transpose, b_transpose, compute], (m, n, k), alpha,
+        (a_buffer, a_offset, a_ld, a_stride), (b_buffer, b_offset, b_ld, b_stride), beta,
+        (c_buffer, c_offset, c_ld, c_stride), batch_count, queue, event)
+}
+
+/// `CLBlastPrecision`'s value for half precision (`kHalf`).
+const PRECISION_HALF: c_int = 16;
 /// `CLBlastPrecision`'s value for single precision.
 const PRECISION_SINGLE: c_int = 32;
 /// `CLBlastPrecision`'s value for double precision.
 const PRECISION_DOUBLE: c_int = 64;
+/// fewfit's value for bfloat16 (`FewfitPrecisionBf16`; CLBlast has none).
+const PRECISION_BF16: c_int = 1016;
+/// fewfit's value for single precision with `FewfitComputeFastTf32` (`FewfitPrecisionTf32`).
+const PRECISION_TF32: c_int = 1032;
 
-/// Builds now what the queue's first GEMM in `precision` (32 or 64, the values of CLBlast's
-/// `CLBlastPrecision`) would build: the variants its device's tree can pick ([`Engine::warm_up`]),
-/// so that no later call in that precision compiles, as CLBlast's `CLBlastFillCache` does for a
-/// device. Another precision gives [`Status::InvalidValue`], 64 on a device without fp64
+/// Builds now what the queue's first GEMM in `precision` would build: the variants its device's
+/// tree can pick ([`Engine::warm_up`]), so that no later call in that precision compiles, as
+/// CLBlast's `CLBlastFillCache` does for a device. `precision` is a value of CLBlast's
+/// `CLBlastPrecision` (16 half, 32 single, 64 double) or fewfit's 1016 (bfloat16) or 1032 (single
+/// with `FewfitComputeFastTf32`: the TF32 set where the device has tensor cores, else single's).
+/// Another value gives [`Status::InvalidValue`], 64 on a device without fp64
 /// [`Status::NoDoublePrecision`].
 ///
 /// # Safety
@@ -482,18 +568,17 @@ const PRECISION_DOUBLE: c_int = 64;
 pub unsafe extern "C" fn FewfitWarmUp(queue: *const cl_command_queue, precision: c_int) -> c_int {
     guard(|| {
         let precision = match precision {
+            PRECISION_HALF => Precision::F16,
             PRECISION_SINGLE => Precision::F32,
             PRECISION_DOUBLE => Precision::F64,
+            PRECISION_BF16 => Precision::Bf16,
+            PRECISION_TF32 => Precision::Tf32,
             _ => return Err(Status::InvalidValue as Code),
         };
         let queue = queue_of(queue)?;
-        // The fp64 case is told apart first, so f32's mapping serves every other error.
-        let code = |e: Error| error_code::<f32>(&e, queue);
+        let code = |e: Error| error_code(&e, precision, queue);
         let engine = Engine::for_queue(queue).map_err(code)?;
-        if precision == Precision::F64 && !engine.info.fp64 {
-            return Err(Status::NoDoublePrecision as Code);
-        }
-        engine.warm_up(precision).map_err(code)
+        engine.warm_up(engine.runs_as(precision).map_err(code)?).map_err(code)
     })
 }
 

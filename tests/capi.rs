@@ -1,9 +1,10 @@
 //! The C ABI from C and C++. `tests/c/capi_test.c` is compiled with the system C compiler (`$CC`,
 //! else `cc`) against `include/fewfit.h` and the libfewfit.so / libfewfit.a that cargo builds next
 //! to this test (every crate type of the library is built for the tests), and run: results against
-//! an f64 reference (the whole C buffer: elements outside C must keep their poison), batches, an
-//! out-of-order queue without events, and status codes. `tests/c/invalid_args_test.c` runs
-//! CLBlast's "invalid" cross products through the shared library.
+//! an f64 reference (the whole C buffer: elements outside C must keep their poison) in single,
+//! double, half and bfloat16, batches, warm-up, the TF32 compute mode, an out-of-order queue without
+//! events, and status codes. `tests/c/invalid_args_test.c` runs CLBlast's "invalid" cross products
+//! through the shared library in the four precisions.
 //!
 //! Then the CLBlast drop-in (docs/CLBLAST.md), against the prefix that `scripts/install.sh` lays out
 //! (built with `clblast-compat`): its exported CLBlast names against Debian's libclblast.so.1; a
@@ -193,9 +194,9 @@ fn defined_symbols(library: &Path) -> Vec<String> {
         .collect()
 }
 
-/// The installed library has a SONAME, exports CLBlast's C++ GEMM and cache entry points for float
-/// and double under exactly the names Debian's libclblast.so.1 (CLBlast 1.5.3) defines, and CLBlast's
-/// C names for them, and no half or complex precision.
+/// The installed library has a SONAME, exports CLBlast's C++ GEMM and cache entry points for float,
+/// double and half (`t`: `cl_half`, an unsigned short) under exactly the names Debian's
+/// libclblast.so.1 (CLBlast 1.5.3) defines, and CLBlast's C names for them, and no complex precision.
 #[test]
 fn installed_library_exports_clblast_names() {
     if !clblast_installed("the CLBlast symbol check") {
@@ -209,16 +210,16 @@ fn installed_library_exports_clblast_names() {
     let served = |name: &&String| {
         ["_ZN7clblast4GemmI", "_ZN7clblast11GemmBatchedI", "_ZN7clblast18GemmStridedBatchedI"]
             .iter()
-            .any(|p| name.starts_with(p) && (name[p.len()..].starts_with('f') || name[p.len()..].starts_with('d')))
+            .any(|p| name.starts_with(p) && ["f", "d", "t"].iter().any(|t| name[p.len()..].starts_with(t)))
             || ["_ZN7clblast10ClearCacheEv", "_ZN7clblast9FillCacheEP13_cl_device_id"].contains(&name.as_str())
     };
     let mut want: Vec<&String> = theirs.iter().filter(served).collect();
     let mut got: Vec<&String> = ours.iter().filter(|n| n.starts_with("_ZN7clblast")).collect();
     want.sort();
     got.sort();
-    assert_eq!(want.len(), 8, "Debian's libclblast.so.1: {want:?}");
+    assert_eq!(want.len(), 11, "Debian's libclblast.so.1: {want:?}");
     assert_eq!(got, want, "fewfit's C++ names differ from CLBlast's");
-    for precision in ["S", "D"] {
+    for precision in ["S", "D", "H"] {
         for form in ["gemm", "gemmBatched", "gemmStridedBatched", "gemmWithTempBuffer"] {
             let name = format!("CLBlast{precision}{form}");
             assert!(theirs.contains(&name) && ours.contains(&name), "{name}");
@@ -227,9 +228,8 @@ fn installed_library_exports_clblast_names() {
     for name in ["CLBlastClearCache", "CLBlastFillCache"] {
         assert!(theirs.contains(&name.to_string()) && ours.contains(&name.to_string()), "{name}");
     }
-    let other_precision =
-        |n: &&String| ["CLBlastH", "CLBlastC", "CLBlastZ"].iter().any(|p| n.starts_with(p) && n.contains("gemm"));
-    assert_eq!(ours.iter().filter(other_precision).count(), 0, "half or complex exported");
+    let complex = |n: &&String| ["CLBlastC", "CLBlastZ"].iter().any(|p| n.starts_with(p) && n.contains("gemm"));
+    assert_eq!(ours.iter().filter(complex).count(), 0, "complex precision exported");
 }
 
 #[test]
@@ -252,7 +252,7 @@ fn clblast_program_switches_to_fewfit_with_ld_preload_and_the_shim() {
     assert!(preloaded.status.success() && stdout.contains("results: ok"), "preloaded run failed");
     assert!(stdout.contains("backend: fewfit") && !stdout.contains("(0 program builds)"), "fewfit did not run");
     let syms = symbols(&stdout);
-    assert_eq!(syms.len(), 7);
+    assert_eq!(syms.len(), 10);
     let library_str = library.to_str().expect("UTF-8 path");
     assert!(
         syms.iter().all(|l| l.ends_with(library_str)),
@@ -289,13 +289,15 @@ fn clblast_cpp_program_switches_to_fewfit_with_ld_preload() {
     assert!(preloaded.status.success() && stdout.contains("results: ok"), "preloaded run failed");
     assert!(stdout.contains("backend: fewfit"), "fewfit did not run");
     let syms = symbols(&stdout);
-    assert_eq!(syms.len(), 8);
+    assert_eq!(syms.len(), 11);
     let library_str = library.to_str().expect("UTF-8 path");
     assert!(syms.iter().all(|l| l.ends_with(library_str)), "preloaded run: not every C++ symbol is fewfit's");
-    // Four single (one with lda too small) and two double GEMM calls.
+    // Four single (one with lda too small), two double and three half GEMM calls.
     let stderr = String::from_utf8_lossy(&preloaded.stderr);
     assert!(
-        stderr.contains("fewfit stats: 6 GEMM calls served (single 4, double 2; 1 returned an error status)"),
+        stderr.contains(
+            "fewfit stats: 9 GEMM calls served (single 4, double 2, half 3, bf16 0; 1 returned an error status)"
+        ),
         "no or wrong FEWFIT_STATS line"
     );
 }
@@ -363,7 +365,7 @@ fn installed_prefix_builds_with_cmake_and_pkg_config() {
         // The statistics line comes from the library's `.fini_array`, static library included.
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(
-            stderr.contains("fewfit stats: 2 GEMM calls served (single 1, double 1;"),
+            stderr.contains("fewfit stats: 2 GEMM calls served (single 1, double 1, half 0, bf16 0;"),
             "{exe}: no FEWFIT_STATS line"
         );
     }

@@ -2,19 +2,23 @@
 //! against libclblast 1.5.x switches to fewfit without a rebuild (`LD_PRELOAD`, or the
 //! `libclblast.so.1` shim that `scripts/install.sh` lays out):
 //!
-//! - the C names `CLBlast[SD]gemm`, `..Batched`, `..StridedBatched` (defined with fewfit's own, in
-//!   `capi.rs`), `CLBlast[SD]gemmWithTempBuffer`, `CLBlastClearCache` and `CLBlastFillCache`;
-//! - the C++ API, `clblast::Gemm<T>`, `GemmBatched<T>` and `GemmStridedBatched<T>` for float and
-//!   double, `clblast::ClearCache()` and `clblast::FillCache(cl_device_id)`, under the exact
-//!   Itanium-mangled names of libclblast 1.5.x (tests/capi.rs checks them against Debian's
+//! - the C names `CLBlast[SDH]gemm`, `..Batched`, `..StridedBatched` (defined with fewfit's own, in
+//!   `capi.rs`), `CLBlast[SDH]gemmWithTempBuffer`, `CLBlastClearCache` and `CLBlastFillCache`;
+//! - the C++ API, `clblast::Gemm<T>`, `GemmBatched<T>` and `GemmStridedBatched<T>` for float,
+//!   double and half (CLBlast's `half` is `cl_half`, an `unsigned short` holding IEEE binary16
+//!   bits: Itanium's `t`), `clblast::ClearCache()` and `clblast::FillCache(cl_device_id)`, under the
+//!   exact Itanium-mangled names of libclblast 1.5.x (tests/capi.rs checks them against Debian's
 //!   libclblast.so.1). CLBlast's enums (`Layout`, `Transpose`, `StatusCode`) are int-sized enum
 //!   classes, and on x86-64 SysV a free C++ function with these argument types is called exactly as
 //!   the C one, so each is an `extern "C"` function under the mangled name. CLBlast's C wrappers
 //!   call these through the PLT, so under `LD_PRELOAD` they reach fewfit too.
 //!
-//! Half and complex precisions are not exported: they keep resolving to CLBlast. The temporary
-//! buffer of `Gemm<T>` and `CLBlast[SD]gemmWithTempBuffer` goes unused (fewfit's transposed copies
-//! live in its own scratch buffers), so fewfit never returns `kInsufficientMemoryTemp`.
+//! Half precision runs fewfit's f16 kernels (f16 storage, f32 arithmetic and accumulation, alpha
+//! and beta converted to f32) on every device, with or without `cl_khr_fp16`, where CLBlast
+//! returns `kNoHalfPrecision` without it. Complex precisions are not exported: they keep resolving
+//! to CLBlast. The temporary buffer of `Gemm<T>` and `CLBlast[SDH]gemmWithTempBuffer` goes unused
+//! (fewfit's transposed copies live in its own scratch buffers), so fewfit never returns
+//! `kInsufficientMemoryTemp`.
 //!
 //! The cache calls act on fewfit's engines and then on the same name in the next object loaded after
 //! fewfit (libclblast behind `LD_PRELOAD` or the shim), whose routines other than GEMM stay CLBlast's.
@@ -32,10 +36,10 @@ use crate::spec::Precision;
 
 use super::{error_code, guard, Code, Status};
 
-/// Generates the C++ GEMM entry points of one precision: each calls the fewfit entry point of the
-/// same arguments (the temporary buffer dropped).
+/// Generates the C++ GEMM entry points of one precision (`$t`, C++'s `$cpp`): each calls the fewfit
+/// entry point of the same arguments (the temporary buffer dropped).
 macro_rules! cpp_gemm {
-    ($t:ty, $gemm:literal => $fewfit:ident, $batched:literal => $fewfit_batched:ident,
+    ($t:ty as $cpp:literal, $gemm:literal => $fewfit:ident, $batched:literal => $fewfit_batched:ident,
      $strided:literal => $fewfit_strided:ident, $with_temp:ident) => {
         #[doc = concat!("`", stringify!($with_temp), "`: [`super::", stringify!($fewfit), "`], the temporary buffer unused.")]
         ///
@@ -55,10 +59,10 @@ macro_rules! cpp_gemm {
         }
 
         const _: () = {
-            #[doc = concat!("`clblast::Gemm<", stringify!($t), ">`: [`", stringify!($with_temp), "`] (the same arguments).")]
+            #[doc = concat!("`clblast::Gemm<", $cpp, ">`: [`", stringify!($with_temp), "`] (the same arguments).")]
             ///
             /// # Safety
-            /// As [`super::FewfitSgemm`].
+            #[doc = concat!("As [`super::", stringify!($fewfit), "`].")]
             #[export_name = $gemm]
             #[allow(clippy::too_many_arguments)]
             unsafe extern "C" fn gemm(
@@ -72,10 +76,10 @@ macro_rules! cpp_gemm {
                     b_buffer, b_offset, b_ld, beta, c_buffer, c_offset, c_ld, queue, event, temp_buffer)
             }
 
-            #[doc = concat!("`clblast::GemmBatched<", stringify!($t), ">`: [`super::", stringify!($fewfit_batched), "`].")]
+            #[doc = concat!("`clblast::GemmBatched<", $cpp, ">`: [`super::", stringify!($fewfit_batched), "`].")]
             ///
             /// # Safety
-            /// As [`super::FewfitSgemmBatched`].
+            #[doc = concat!("As [`super::", stringify!($fewfit_batched), "`].")]
             #[export_name = $batched]
             #[allow(clippy::too_many_arguments)]
             unsafe extern "C" fn batched(
@@ -89,10 +93,10 @@ macro_rules! cpp_gemm {
                     a_ld, b_buffer, b_offsets, b_ld, betas, c_buffer, c_offsets, c_ld, batch_count, queue, event)
             }
 
-            #[doc = concat!("`clblast::GemmStridedBatched<", stringify!($t), ">`: [`super::", stringify!($fewfit_strided), "`].")]
+            #[doc = concat!("`clblast::GemmStridedBatched<", $cpp, ">`: [`super::", stringify!($fewfit_strided), "`].")]
             ///
             /// # Safety
-            /// As [`super::FewfitSgemmStridedBatched`].
+            #[doc = concat!("As [`super::", stringify!($fewfit_strided), "`].")]
             #[export_name = $strided]
             #[allow(clippy::too_many_arguments)]
             unsafe extern "C" fn strided(
@@ -111,7 +115,7 @@ macro_rules! cpp_gemm {
 }
 
 cpp_gemm!(
-    f32,
+    f32 as "float",
     "_ZN7clblast4GemmIfEENS_10StatusCodeENS_6LayoutENS_9TransposeES3_mmmT_P7_cl_memmmS6_mmS4_S6_mmPP17_cl_command_queuePP9_cl_eventS6_"
         => FewfitSgemm,
     "_ZN7clblast11GemmBatchedIfEENS_10StatusCodeENS_6LayoutENS_9TransposeES3_mmmPKT_P7_cl_memPKmmS8_SA_mS6_S8_SA_mmPP17_cl_command_queuePP9_cl_event"
@@ -121,7 +125,7 @@ cpp_gemm!(
     CLBlastSgemmWithTempBuffer
 );
 cpp_gemm!(
-    f64,
+    f64 as "double",
     "_ZN7clblast4GemmIdEENS_10StatusCodeENS_6LayoutENS_9TransposeES3_mmmT_P7_cl_memmmS6_mmS4_S6_mmPP17_cl_command_queuePP9_cl_eventS6_"
         => FewfitDgemm,
     "_ZN7clblast11GemmBatchedIdEENS_10StatusCodeENS_6LayoutENS_9TransposeES3_mmmPKT_P7_cl_memPKmmS8_SA_mS6_S8_SA_mmPP17_cl_command_queuePP9_cl_event"
@@ -129,6 +133,16 @@ cpp_gemm!(
     "_ZN7clblast18GemmStridedBatchedIdEENS_10StatusCodeENS_6LayoutENS_9TransposeES3_mmmT_P7_cl_memmmmS6_mmmS4_S6_mmmmPP17_cl_command_queuePP9_cl_event"
         => FewfitDgemmStridedBatched,
     CLBlastDgemmWithTempBuffer
+);
+cpp_gemm!(
+    u16 as "half",
+    "_ZN7clblast4GemmItEENS_10StatusCodeENS_6LayoutENS_9TransposeES3_mmmT_P7_cl_memmmS6_mmS4_S6_mmPP17_cl_command_queuePP9_cl_eventS6_"
+        => FewfitHgemm,
+    "_ZN7clblast11GemmBatchedItEENS_10StatusCodeENS_6LayoutENS_9TransposeES3_mmmPKT_P7_cl_memPKmmS8_SA_mS6_S8_SA_mmPP17_cl_command_queuePP9_cl_event"
+        => FewfitHgemmBatched,
+    "_ZN7clblast18GemmStridedBatchedItEENS_10StatusCodeENS_6LayoutENS_9TransposeES3_mmmT_P7_cl_memmmmS6_mmmS4_S6_mmmmPP17_cl_command_queuePP9_cl_event"
+        => FewfitHgemmStridedBatched,
+    CLBlastHgemmWithTempBuffer
 );
 
 /// The mangled name of `clblast::ClearCache()`.
@@ -159,7 +173,8 @@ pub(super) fn forget_filled() {
 }
 
 /// Builds fewfit's set on `device` in a context of its own, for f32 and (where the device has fp64)
-/// f64, as CLBlast's `FillCache` builds its kernels in a temporary context. That fills the
+/// f64, as CLBlast's `FillCache` builds its kernels in a temporary context (libclblast 1.5.x fills
+/// no half precision, nor does this: `FewfitWarmUp` builds the 16-bit sets of a queue's device). That fills the
 /// on-disk binary cache (`FEWFIT_CACHE_DIR`; on PoCL, PoCL's own kernel cache), so that the first
 /// call in a later context of this device loads its programs instead of compiling them. The
 /// context and its programs stay with the engine until the engines are dropped (`ClearCache`); a
@@ -175,11 +190,8 @@ fn fill_cache(device: cl_device_id) -> Code {
         let engine = Engine::get(context, device);
         // SAFETY: the context was created above; the engine (if made) holds its own reference.
         let _ = unsafe { cl3::context::release_context(context) };
-        let engine = engine.map_err(|e| error_code::<f32>(&e, std::ptr::null_mut()))?;
-        let code = |precision, e: Error| match precision {
-            Precision::F32 => error_code::<f32>(&e, std::ptr::null_mut()),
-            Precision::F64 => error_code::<f64>(&e, std::ptr::null_mut()),
-        };
+        let code = |precision, e: Error| error_code(&e, precision, std::ptr::null_mut());
+        let engine = engine.map_err(|e| code(Precision::F32, e))?;
         engine.warm_up(Precision::F32).map_err(|e| code(Precision::F32, e))?;
         if engine.info.fp64 {
             engine.warm_up(Precision::F64).map_err(|e| code(Precision::F64, e))?;

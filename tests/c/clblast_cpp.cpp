@@ -6,7 +6,10 @@
 // loaded (dlsym of FewfitProgramBuilds), then checks Gemm<float> (with an event), Gemm<double>
 // (with a temporary buffer), GemmBatched<float> (per-item alphas and betas),
 // GemmStridedBatched<double> against an f64 reference, a leading dimension too small
-// (kInvalidLeadDimA), with `--fill-cache` FillCache(device), then ClearCache() and a Gemm after it.
+// (kInvalidLeadDimA), Gemm<half>, GemmBatched<half> and GemmStridedBatched<half> (half is cl_half;
+// fewfit runs them on any device, CLBlast where the device has cl_khr_fp16 and returns
+// kNoHalfPrecision elsewhere, C untouched), with `--fill-cache` FillCache(device), then ClearCache()
+// and a Gemm after it.
 // Run plainly it uses CLBlast; with LD_PRELOAD of fewfit's library (feature clblast-compat),
 // fewfit; linked against fewfit alone (tests/c/cmake_consumer), fewfit without CLBlast.
 // Prints "symbol NAME LIBRARY" lines, "backend: ..." and "results: ok"; exit status 0 if correct.
@@ -22,6 +25,7 @@
 
 #define CL_TARGET_OPENCL_VERSION 300
 #include <clblast.h>
+#include <clblast_half.h>
 
 namespace {
 
@@ -123,6 +127,22 @@ std::vector<double> widen(const std::vector<T>& v) {
   return std::vector<double>(v.begin(), v.end());
 }
 
+// The values of binary16 elements.
+std::vector<double> widen_half(const std::vector<cl_half>& v) {
+  std::vector<double> out(v.size());
+  for (size_t i = 0; i < v.size(); i++) out[i] = HalfToFloat(v[i]);
+  return out;
+}
+
+// Whether the device lists cl_khr_fp16, which CLBlast's half precision needs (fewfit's does not).
+bool device_has_fp16() {
+  size_t size = 0;
+  clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS, 0, nullptr, &size);
+  std::vector<char> extensions(size + 1, '\0');
+  clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS, size, extensions.data(), nullptr);
+  return std::strstr(extensions.data(), "cl_khr_fp16") != nullptr;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -136,9 +156,13 @@ int main(int argc, char** argv) {
   where("clblast::GemmBatched<double>", reinterpret_cast<void*>(&clblast::GemmBatched<double>));
   where("clblast::GemmStridedBatched<float>", reinterpret_cast<void*>(&clblast::GemmStridedBatched<float>));
   where("clblast::GemmStridedBatched<double>", reinterpret_cast<void*>(&clblast::GemmStridedBatched<double>));
+  where("clblast::Gemm<half>", reinterpret_cast<void*>(&clblast::Gemm<cl_half>));
+  where("clblast::GemmBatched<half>", reinterpret_cast<void*>(&clblast::GemmBatched<cl_half>));
+  where("clblast::GemmStridedBatched<half>", reinterpret_cast<void*>(&clblast::GemmStridedBatched<cl_half>));
   where("clblast::ClearCache", reinterpret_cast<void*>(&clblast::ClearCache));
   where("clblast::FillCache", reinterpret_cast<void*>(&clblast::FillCache));
   open_device();
+  auto builds = reinterpret_cast<uint64_t (*)()>(dlsym(RTLD_DEFAULT, "FewfitProgramBuilds"));
 
   const size_t m = 19, n = 24, k = 33, count = 3, sa = m * k, sb = k * n, sc = m * n;
   const auto a32 = random_values<float>(count * sa, 1), b32 = random_values<float>(count * sb, 2);
@@ -219,7 +243,61 @@ int main(int argc, char** argv) {
     clReleaseMemObject(cb);
   }
 
-  auto builds = reinterpret_cast<uint64_t (*)()>(dlsym(RTLD_DEFAULT, "FewfitProgramBuilds"));
+  // Half precision: Gemm<half> (column-major, A transposed), GemmBatched<half> (per-item alphas and
+  // betas) and GemmStridedBatched<half> (row-major, B transposed). fewfit computes in f32 and rounds
+  // C once; CLBlast, where it runs them, computes in half.
+  {
+    const bool runs = builds || device_has_fp16();
+    const double tol = builds ? 4e-3 : 5e-2;
+    std::vector<cl_half> a16(count * sa), b16(count * sb), c16(count * sc);
+    for (size_t i = 0; i < a16.size(); i++) a16[i] = FloatToHalf(a32[i]);
+    for (size_t i = 0; i < b16.size(); i++) b16[i] = FloatToHalf(b32[i]);
+    for (size_t i = 0; i < c16.size(); i++) c16[i] = FloatToHalf(c32[i]);
+    const auto a = widen_half(a16), b = widen_half(b16), c = widen_half(c16);
+    cl_mem a16b = upload(a16), b16b = upload(b16);
+    auto expect = [&](StatusCode status, cl_mem cb, const std::vector<double>& want, const char* what) {
+      std::string label = std::string(what) + (runs ? " status" : " status (kNoHalfPrecision expected)");
+      check(status == (runs ? StatusCode::kSuccess : StatusCode::kNoHalfPrecision), label.c_str(),
+            static_cast<int>(status));
+      auto e = max_error(widen_half(download<cl_half>(cb, count * sc)), runs ? want : c);
+      check(runs ? e < tol : e == 0, (std::string(what) + (runs ? " error" : ": C changed")).c_str(), e);
+    };
+    cl_mem cb = upload(c16);
+    auto status = clblast::Gemm<cl_half>(Layout::kColMajor, Transpose::kYes, Transpose::kNo, m, n, k,
+                                         FloatToHalf(1.5f), a16b, 0, k, b16b, 0, k, FloatToHalf(-0.5f), cb, 0, m,
+                                         &queue, nullptr);
+    auto want = c;
+    reference(Layout::kColMajor, Transpose::kYes, Transpose::kNo, m, n, k, 1.5, a, 0, k, b, 0, k, -0.5, want, 0, m);
+    expect(status, cb, want, "Gemm<half>");
+    clReleaseMemObject(cb);
+
+    cb = upload(c16);
+    const cl_half alphas[3] = {FloatToHalf(1.0f), FloatToHalf(-2.0f), FloatToHalf(0.5f)};
+    const cl_half betas[3] = {FloatToHalf(0.0f), FloatToHalf(1.0f), FloatToHalf(2.0f)};
+    const size_t ao[3] = {2 * sa, 0, sa}, bo[3] = {0, sb, 2 * sb}, co[3] = {sc, 2 * sc, 0};
+    status = clblast::GemmBatched<cl_half>(Layout::kRowMajor, Transpose::kNo, Transpose::kNo, m, n, k, alphas, a16b,
+                                           ao, k, b16b, bo, n, betas, cb, co, n, count, &queue, nullptr);
+    want = c;
+    for (size_t i = 0; i < count; i++)
+      reference(Layout::kRowMajor, Transpose::kNo, Transpose::kNo, m, n, k, HalfToFloat(alphas[i]), a, ao[i], k, b,
+                bo[i], n, HalfToFloat(betas[i]), want, co[i], n);
+    expect(status, cb, want, "GemmBatched<half>");
+    clReleaseMemObject(cb);
+
+    cb = upload(c16);
+    status = clblast::GemmStridedBatched<cl_half>(Layout::kRowMajor, Transpose::kNo, Transpose::kYes, m, n, k,
+                                                  FloatToHalf(0.75f), a16b, 0, k, sa, b16b, 0, k, sb,
+                                                  FloatToHalf(1.0f), cb, 0, n, sc, count, &queue, nullptr);
+    want = c;
+    for (size_t i = 0; i < count; i++)
+      reference(Layout::kRowMajor, Transpose::kNo, Transpose::kYes, m, n, k, 0.75, a, i * sa, k, b, i * sb, k, 1.0,
+                want, i * sc, n);
+    expect(status, cb, want, "GemmStridedBatched<half>");
+    clReleaseMemObject(cb);
+    clReleaseMemObject(a16b);
+    clReleaseMemObject(b16b);
+  }
+
   if (builds) std::printf("backend: fewfit (%llu program builds)\n", static_cast<unsigned long long>(builds()));
   else std::printf("backend: clblast\n");
 

@@ -53,58 +53,58 @@ int main(void) {
   const size_t m = 21, n = 17, k = 40, count = 3, sa = m * k, sb = k * n, sc = m * n;
   double *a = random_array(count * sa), *b = random_array(count * sb), *c = random_array(count * sc);
   double *want = malloc(count * sc * sizeof(double)), *got = malloc(count * sc * sizeof(double));
-  cl_mem a4 = upload(a, count * sa, 4), b4 = upload(b, count * sb, 4);
-  cl_mem a8 = upload(a, count * sa, 8), b8 = upload(b, count * sb, 8);
+  cl_mem a4 = upload(a, count * sa, F32), b4 = upload(b, count * sb, F32);
+  cl_mem a8 = upload(a, count * sa, F64), b8 = upload(b, count * sb, F64);
 
   /* CLBlastSgemm, row-major, B transposed. */
-  cl_mem cb = upload(c, sc, 4);
+  cl_mem cb = upload(c, sc, F32);
   memcpy(want, c, sc * sizeof(double));
   int status = sgemm(101, 111, 112, m, n, k, 1.0f, a4, 0, k, b4, 0, k, 0.5f, cb, 0, n, &queue, NULL);
   CHECK(status == 0, "CLBlastSgemm status %d", status);
   reference(101, 111, 112, m, n, k, 1.0, a, 0, k, b, 0, k, 0.5, want, 0, n);
-  download(cb, got, sc, 4);
+  download(cb, got, sc, F32);
   CHECK(max_error(got, want, sc) < 1e-4, "CLBlastSgemm error %g", max_error(got, want, sc));
   clReleaseMemObject(cb);
 
   /* CLBlastDgemm, column-major, A transposed. */
-  cb = upload(c, sc, 8);
+  cb = upload(c, sc, F64);
   memcpy(want, c, sc * sizeof(double));
   status = dgemm(102, 112, 111, m, n, k, -1.5, a8, 0, k, b8, 0, k, 1.0, cb, 0, m, &queue, NULL);
   CHECK(status == 0, "CLBlastDgemm status %d", status);
   reference(102, 112, 111, m, n, k, -1.5, a, 0, k, b, 0, k, 1.0, want, 0, m);
-  download(cb, got, sc, 8);
+  download(cb, got, sc, F64);
   CHECK(max_error(got, want, sc) < 1e-10, "CLBlastDgemm error %g", max_error(got, want, sc));
   clReleaseMemObject(cb);
 
   /* CLBlastSgemmStridedBatched, row-major. */
-  cb = upload(c, count * sc, 4);
+  cb = upload(c, count * sc, F32);
   memcpy(want, c, count * sc * sizeof(double));
   status = sgemm_strided(101, 111, 111, m, n, k, 2.0f, a4, 0, k, sa, b4, 0, n, sb, 0.0f, cb, 0, n, sc, count, &queue,
                          NULL);
   CHECK(status == 0, "CLBlastSgemmStridedBatched status %d", status);
   for (size_t i = 0; i < count; i++) reference(101, 111, 111, m, n, k, 2.0, a, i * sa, k, b, i * sb, n, 0.0, want, i * sc, n);
-  download(cb, got, count * sc, 4);
+  download(cb, got, count * sc, F32);
   CHECK(max_error(got, want, count * sc) < 1e-4, "CLBlastSgemmStridedBatched error %g", max_error(got, want, count * sc));
   clReleaseMemObject(cb);
 
   /* CLBlastDgemmBatched with per-item alphas and betas, column-major. */
-  cb = upload(c, count * sc, 8);
+  cb = upload(c, count * sc, F64);
   memcpy(want, c, count * sc * sizeof(double));
   const double alphas[3] = {1.0, -1.0, 0.25}, betas[3] = {1.0, 0.0, -2.0};
   const size_t ao[3] = {sa, 2 * sa, 0}, bo[3] = {2 * sb, 0, sb}, co[3] = {0, 2 * sc, sc};
   status = dgemm_batched(102, 111, 111, m, n, k, alphas, a8, ao, m, b8, bo, k, betas, cb, co, m, count, &queue, NULL);
   CHECK(status == 0, "CLBlastDgemmBatched status %d", status);
   for (size_t i = 0; i < count; i++) reference(102, 111, 111, m, n, k, alphas[i], a, ao[i], m, b, bo[i], k, betas[i], want, co[i], m);
-  download(cb, got, count * sc, 8);
+  download(cb, got, count * sc, F64);
   CHECK(max_error(got, want, count * sc) < 1e-10, "CLBlastDgemmBatched error %g", max_error(got, want, count * sc));
   clReleaseMemObject(cb);
 
   /* CLBlastSaxpy: y = 3 x + y over the first 100 elements, from the real CLBlast behind the shim. */
-  cl_mem yb = upload(c, 100, 4);
+  cl_mem yb = upload(c, 100, F32);
   status = saxpy(100, 3.0f, a4, 0, 1, yb, 0, 1, &queue, NULL);
   CHECK(status == 0, "CLBlastSaxpy status %d", status);
   for (size_t i = 0; i < 100; i++) want[i] = 3.0 * (float)a[i] + (float)c[i];
-  download(yb, got, 100, 4);
+  download(yb, got, 100, F32);
   CHECK(max_error(got, want, 100) < 1e-5, "CLBlastSaxpy error %g", max_error(got, want, 100));
   clReleaseMemObject(yb);
 

@@ -1,8 +1,8 @@
 /* Helpers shared by the C test programs: an OpenCL device, seeded random data, an f64 reference
  * GEMM that honours layout, transposes, offsets and leading dimensions, buffer up/downloads (as
- * doubles or raw bytes), poison (NaNs whose payloads count the elements) and a check of a whole C
- * buffer: C against the reference, every other element bit for bit. Layout and transpose values are
- * CLBlast's (101/102, 111/112). */
+ * doubles or raw bytes) of the four element types (F32, F64, F16, BF16), poison (NaNs whose
+ * payloads count the elements) and a check of a whole C buffer: C against the reference, every
+ * other element bit for bit. Layout and transpose values are CLBlast's (101/102, 111/112). */
 #ifndef FEWFIT_TEST_COMMON_H
 #define FEWFIT_TEST_COMMON_H
 
@@ -117,27 +117,6 @@ static inline size_t span(int layout, int trans, size_t rows, size_t cols, size_
   return offset + (lines - 1) * ld + len;
 }
 
-/* A buffer of `len` elements of `size` bytes (4: float, 8: double) holding x. */
-static inline cl_mem upload(const double* x, size_t len, size_t size) {
-  void* host = malloc(len * size);
-  for (size_t i = 0; i < len; i++) {
-    if (size == 4) ((float*)host)[i] = (float)x[i];
-    else ((double*)host)[i] = x[i];
-  }
-  cl_int err;
-  cl_mem mem = clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, len * size, host, &err);
-  free(host);
-  if (err != CL_SUCCESS) { fprintf(stderr, "clCreateBuffer: %d\n", err); exit(1); }
-  return mem;
-}
-
-static inline void download(cl_mem mem, double* x, size_t len, size_t size) {
-  void* host = malloc(len * size);
-  clEnqueueReadBuffer(queue, mem, CL_TRUE, 0, len * size, host, 0, NULL, NULL);
-  for (size_t i = 0; i < len; i++) x[i] = size == 4 ? ((float*)host)[i] : ((double*)host)[i];
-  free(host);
-}
-
 /* Largest |got - want| / (1 + |want|) over len elements (a NaN where want has none counts as infinite). */
 static inline double max_error(const double* got, const double* want, size_t len) {
   double worst = 0;
@@ -149,48 +128,152 @@ static inline double max_error(const double* got, const double* want, size_t len
   return worst;
 }
 
-/* Element i of a host array of `size`-byte elements (4: float, 8: double), as a double. */
-static inline double get_element(const void* host, size_t i, size_t size) {
-  return size == 4 ? ((const float*)host)[i] : ((const double*)host)[i];
+/* The element types of the tests' buffers. F32 and F64 are their sizes in bytes (the callers of
+ * these helpers long passed sizes); the 16-bit types are F16 (IEEE binary16) and BF16 (bfloat16). */
+enum { F16 = 2, BF16 = 3, F32 = 4, F64 = 8 };
+
+static inline size_t type_bytes(int type) { return type == BF16 ? 2 : (size_t)type; }
+
+/* The letter of its CLBlast-style names: S, D, H, and Bf16 for bfloat16. */
+static inline const char* type_name(int type) {
+  return type == F32 ? "S" : type == F64 ? "D" : type == F16 ? "H" : "Bf16";
 }
 
-/* Sets element i of a host array of `size`-byte elements to v (rounded to float where size is 4). */
-static inline void set_element(void* host, size_t i, size_t size, double v) {
-  if (size == 4) ((float*)host)[i] = (float)v;
-  else ((double*)host)[i] = v;
+/* The bits of v as an IEEE binary16, rounded to nearest even (through float: the tests' values are
+ * floats or exact in binary16 already). */
+static inline uint16_t f16_bits(double v) {
+  float f = (float)v;
+  uint32_t x;
+  memcpy(&x, &f, 4);
+  uint32_t sign = (x >> 16) & 0x8000u, abs = x & 0x7fffffffu;
+  if (abs > 0x7f800000u) return (uint16_t)(sign | 0x7e00u);    /* NaN */
+  if (abs >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u);   /* rounds to infinity (>= 65520) */
+  if (abs < 0x38800000u) {                                      /* below 2^-14: subnormal */
+    float a;
+    memcpy(&a, &abs, 4);
+    return (uint16_t)(sign | (uint32_t)lrintf(a * 16777216.0f)); /* units of 2^-24, exact product */
+  }
+  return (uint16_t)(sign | ((abs + 0xfffu + ((abs >> 13) & 1u) - 0x38000000u) >> 13));
 }
 
-/* Sets element i to poison: a quiet NaN whose payload is i + 1, so that every element's bits differ
+/* The value of an IEEE binary16. */
+static inline double f16_value(uint16_t h) {
+  int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+  double s = (h & 0x8000) ? -1.0 : 1.0;
+  if (e == 0) return s * ldexp(m, -24);
+  if (e == 31) return m ? NAN : s * INFINITY;
+  return s * ldexp(m + 1024, e - 25);
+}
+
+/* The bits of v as a bfloat16, rounded to nearest even (through float). */
+static inline uint16_t bf16_bits(double v) {
+  float f = (float)v;
+  uint32_t x;
+  memcpy(&x, &f, 4);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((x >> 16) | 0x40u); /* NaN stays NaN */
+  return (uint16_t)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+}
+
+/* The value of a bfloat16. */
+static inline double bf16_value(uint16_t b) {
+  uint32_t x = (uint32_t)b << 16;
+  float f;
+  memcpy(&f, &x, 4);
+  return f;
+}
+
+/* v rounded to `type`. */
+static inline double rounded(double v, int type) {
+  switch (type) {
+    case F32: return (float)v;
+    case F16: return f16_value(f16_bits(v));
+    case BF16: return bf16_value(bf16_bits(v));
+    default: return v;
+  }
+}
+
+/* The unit roundoff of `type`: 2^-24, 2^-53, 2^-11 (binary16), 2^-8 (bfloat16). */
+static inline double unit_roundoff(int type) {
+  return type == F32 ? 0x1p-24 : type == F64 ? 0x1p-53 : type == F16 ? 0x1p-11 : 0x1p-8;
+}
+
+/* The tolerance of a GEMM of depth k (relative to 1 + |want|): in F32 and F64 one that grows with
+ * k; in F16 and BF16, which compute in f32 and round C once, F32's plus one rounding to the type. */
+static inline double tolerance(int type, size_t k) {
+  if (type == F64) return 1e-12 * (double)(k + 2);
+  double f32 = 1e-5 * (double)(k + 2);
+  return type == F32 ? f32 : f32 + unit_roundoff(type);
+}
+
+/* Element i of a host array of `type`, as a double. */
+static inline double get_element(const void* host, size_t i, int type) {
+  switch (type) {
+    case F32: return ((const float*)host)[i];
+    case F64: return ((const double*)host)[i];
+    case F16: return f16_value(((const uint16_t*)host)[i]);
+    default: return bf16_value(((const uint16_t*)host)[i]);
+  }
+}
+
+/* Sets element i of a host array of `type` to v (rounded to the type). */
+static inline void set_element(void* host, size_t i, int type, double v) {
+  switch (type) {
+    case F32: ((float*)host)[i] = (float)v; break;
+    case F64: ((double*)host)[i] = v; break;
+    case F16: ((uint16_t*)host)[i] = f16_bits(v); break;
+    default: ((uint16_t*)host)[i] = bf16_bits(v); break;
+  }
+}
+
+/* Sets element i to poison: a quiet NaN whose payload is i + 1 (modulo the payloads a quiet NaN of
+ * the type has: 511 in F16, 63 in BF16), so that every element's bits differ (in 16 bits, from its neighbours')
  * and a stray write shows even where it writes a NaN. */
-static inline void poison_element(void* host, size_t i, size_t size) {
-  if (size == 4) {
+static inline void poison_element(void* host, size_t i, int type) {
+  if (type == F32) {
     uint32_t bits = 0x7fc00000u | (uint32_t)((i + 1) & 0x3fffffu);
     memcpy((char*)host + 4 * i, &bits, 4);
-  } else {
+  } else if (type == F64) {
     uint64_t bits = 0x7ff8000000000000ull | (uint64_t)(i + 1);
     memcpy((char*)host + 8 * i, &bits, 8);
+  } else if (type == F16) {
+    ((uint16_t*)host)[i] = (uint16_t)(0x7e00u | (1 + i % 511));
+  } else {
+    ((uint16_t*)host)[i] = (uint16_t)(0x7fc0u | (1 + i % 63));
   }
 }
 
 /* The bits of element i, for messages. */
-static inline unsigned long long element_bits(const void* host, size_t i, size_t size) {
+static inline unsigned long long element_bits(const void* host, size_t i, int type) {
   uint64_t bits = 0;
-  if (size == 4) {
-    uint32_t b;
-    memcpy(&b, (const char*)host + 4 * i, 4);
-    bits = b;
-  } else {
-    memcpy(&bits, (const char*)host + 8 * i, 8);
-  }
+  memcpy(&bits, (const char*)host + type_bytes(type) * i, type_bytes(type)); /* little-endian */
   return (unsigned long long)bits;
 }
 
 /* A host array of len poisoned elements (poison_element). */
-static inline void* poisoned_array(size_t len, size_t size) {
-  void* host = malloc(len ? len * size : 1);
-  for (size_t i = 0; i < len; i++) poison_element(host, i, size);
+static inline void* poisoned_array(size_t len, int type) {
+  void* host = malloc(len ? len * type_bytes(type) : 1);
+  for (size_t i = 0; i < len; i++) poison_element(host, i, type);
   return host;
 }
+
+/* A buffer of `len` elements of `type` holding x (rounded to the type). */
+static inline cl_mem upload(const double* x, size_t len, int type) {
+  void* host = malloc(len ? len * type_bytes(type) : 1);
+  for (size_t i = 0; i < len; i++) set_element(host, i, type, x[i]);
+  cl_int err;
+  cl_mem mem = clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, len * type_bytes(type), host, &err);
+  free(host);
+  if (err != CL_SUCCESS) { fprintf(stderr, "clCreateBuffer: %d\n", err); exit(1); }
+  return mem;
+}
+
+static inline void download(cl_mem mem, double* x, size_t len, int type) {
+  void* host = malloc(len ? len * type_bytes(type) : 1);
+  clEnqueueReadBuffer(queue, mem, CL_TRUE, 0, len * type_bytes(type), host, 0, NULL, NULL);
+  for (size_t i = 0; i < len; i++) x[i] = get_element(host, i, type);
+  free(host);
+}
+
 
 /* A buffer of `bytes` holding host's bytes. */
 static inline cl_mem upload_raw(const void* host, size_t bytes) {
@@ -217,18 +300,19 @@ static inline void mark_c(char* inside, int layout, size_t m, size_t n, size_t o
  * before the offset, past the end, between batch items) bit for bit against `before`. Reports the
  * first bad element under `what`; returns whether all are right. */
 static inline int check_c_buffer(const char* what, const void* before, const void* after, const double* want,
-                                 const char* inside, size_t len, size_t size, double tol) {
+                                 const char* inside, size_t len, int type, double tol) {
+  const size_t size = type_bytes(type);
   for (size_t i = 0; i < len; i++) {
     if (inside && inside[i]) {
-      double got = get_element(after, i, size), e = fabs(got - want[i]);
+      double got = get_element(after, i, type), e = fabs(got - want[i]);
       if (!(e <= tol * (1 + fabs(want[i])))) {
         CHECK(0, "%s: C[%zu] = %g, want %g", what, i, got, want[i]);
         return 0;
       }
     } else if (memcmp((const char*)before + i * size, (const char*)after + i * size, size) != 0) {
       CHECK(0, "%s: element %zu outside C changed from %g (bits %llx) to %g (bits %llx)", what, i,
-            get_element(before, i, size), element_bits(before, i, size), get_element(after, i, size),
-            element_bits(after, i, size));
+            get_element(before, i, type), element_bits(before, i, type), get_element(after, i, type),
+            element_bits(after, i, type));
       return 0;
     }
   }

@@ -1,5 +1,6 @@
-/* CLBlast's "invalid" runs through fewfit's C ABI, as generated cross products, in f32 and (where
- * the device has fp64) f64: every layout, pair of transposes and small shape, tight and padded
+/* CLBlast's "invalid" runs through fewfit's C ABI, as generated cross products, in f32, f64 (where
+ * the device has fp64), f16 (FewfitHgemm*, alphas and betas as cl_half) and bfloat16
+ * (FewfitBf16gemm*; buffer lengths count 2-byte elements in both): every layout, pair of transposes and small shape, tight and padded
  * (leading dimensions 2 past the least, offsets 1, 2 and 3), through FewfitXgemm,
  * FewfitXgemmStridedBatched and FewfitXgemmBatched (uniform: one launch; per-item alphas: one launch
  * per item). Each matrix in turn gets a NULL buffer, a buffer of another context, of 1 element, one
@@ -58,68 +59,90 @@ static size_t least_ld(const Spec* s, int x) {
   return len ? len : 1;
 }
 
-/* Calls the entry point of `form` in precision `size` on s with buffers mems. */
-static int call(int form, size_t size, const Spec* s, const cl_mem mems[3], cl_command_queue* q) {
+/* Calls the entry point of `form` in element type `type` on s with buffers mems. */
+static int call(int form, int type, const Spec* s, const cl_mem mems[3], cl_command_queue* q) {
   const size_t* o = s->off;
   const size_t* ld = s->ld;
-  if (form == PLAIN)
-    return size == 4 ? FewfitSgemm(s->layout, s->ta, s->tb, s->m, s->n, s->k, (float)s->alpha, mems[0], o[0], ld[0],
-                                   mems[1], o[1], ld[1], (float)s->beta, mems[2], o[2], ld[2], q, NULL)
-                     : FewfitDgemm(s->layout, s->ta, s->tb, s->m, s->n, s->k, s->alpha, mems[0], o[0], ld[0], mems[1],
-                                   o[1], ld[1], s->beta, mems[2], o[2], ld[2], q, NULL);
-  if (form == STRIDED)
-    return size == 4 ? FewfitSgemmStridedBatched(s->layout, s->ta, s->tb, s->m, s->n, s->k, (float)s->alpha, mems[0],
-                                                 o[0], ld[0], s->stride[0], mems[1], o[1], ld[1], s->stride[1],
-                                                 (float)s->beta, mems[2], o[2], ld[2], s->stride[2], s->count, q, NULL)
-                     : FewfitDgemmStridedBatched(s->layout, s->ta, s->tb, s->m, s->n, s->k, s->alpha, mems[0], o[0],
-                                                 ld[0], s->stride[0], mems[1], o[1], ld[1], s->stride[1], s->beta,
-                                                 mems[2], o[2], ld[2], s->stride[2], s->count, q, NULL);
+  const float fa = (float)s->alpha, fb = (float)s->beta;
+  const cl_half ha = f16_bits(s->alpha), hb = f16_bits(s->beta);
+#define PLAIN_ARGS(alpha, beta)                                                                                   \
+  s->layout, s->ta, s->tb, s->m, s->n, s->k, alpha, mems[0], o[0], ld[0], mems[1], o[1], ld[1], beta, mems[2], o[2], \
+      ld[2], q, NULL
+#define STRIDED_ARGS(alpha, beta)                                                                                  \
+  s->layout, s->ta, s->tb, s->m, s->n, s->k, alpha, mems[0], o[0], ld[0], s->stride[0], mems[1], o[1], ld[1],        \
+      s->stride[1], beta, mems[2], o[2], ld[2], s->stride[2], s->count, q, NULL
+  if (form == PLAIN) {
+    switch (type) {
+      case F32: return FewfitSgemm(PLAIN_ARGS(fa, fb));
+      case F64: return FewfitDgemm(PLAIN_ARGS(s->alpha, s->beta));
+      case F16: return FewfitHgemm(PLAIN_ARGS(ha, hb));
+      default: return FewfitBf16gemm(PLAIN_ARGS(fa, fb));
+    }
+  }
+  if (form == STRIDED) {
+    switch (type) {
+      case F32: return FewfitSgemmStridedBatched(STRIDED_ARGS(fa, fb));
+      case F64: return FewfitDgemmStridedBatched(STRIDED_ARGS(s->alpha, s->beta));
+      case F16: return FewfitHgemmStridedBatched(STRIDED_ARGS(ha, hb));
+      default: return FewfitBf16gemmStridedBatched(STRIDED_ARGS(fa, fb));
+    }
+  }
+#undef PLAIN_ARGS
+#undef STRIDED_ARGS
   /* The array form: item i at offset + i * stride; per item, alpha times i + 1. */
   size_t offsets[3][4];
-  float fa[4], fb[4];
-  double da[4], db[4];
+  float fas[4], fbs[4];
+  double das[4], dbs[4];
+  cl_half has[4], hbs[4];
   for (size_t i = 0; i < s->count && i < 4; i++) {
     for (int x = 0; x < 3; x++) offsets[x][i] = o[x] + i * s->stride[x];
-    da[i] = form == BATCHED_PER_ITEM ? s->alpha * (double)(i + 1) : s->alpha, db[i] = s->beta;
-    fa[i] = (float)da[i], fb[i] = (float)db[i];
+    das[i] = form == BATCHED_PER_ITEM ? s->alpha * (double)(i + 1) : s->alpha, dbs[i] = s->beta;
+    fas[i] = (float)das[i], fbs[i] = (float)dbs[i];
+    has[i] = f16_bits(das[i]), hbs[i] = f16_bits(dbs[i]);
   }
-  if (size == 4)
-    return FewfitSgemmBatched(s->layout, s->ta, s->tb, s->m, s->n, s->k, fa, mems[0], offsets[0], ld[0], mems[1],
-                              offsets[1], ld[1], fb, mems[2], offsets[2], ld[2], s->count, q, NULL);
-  return FewfitDgemmBatched(s->layout, s->ta, s->tb, s->m, s->n, s->k, da, mems[0], offsets[0], ld[0], mems[1],
-                            offsets[1], ld[1], db, mems[2], offsets[2], ld[2], s->count, q, NULL);
+#define BATCHED_ARGS(alphas, betas)                                                                              \
+  s->layout, s->ta, s->tb, s->m, s->n, s->k, alphas, mems[0], offsets[0], ld[0], mems[1], offsets[1], ld[1], betas, \
+      mems[2], offsets[2], ld[2], s->count, q, NULL
+  switch (type) {
+    case F32: return FewfitSgemmBatched(BATCHED_ARGS(fas, fbs));
+    case F64: return FewfitDgemmBatched(BATCHED_ARGS(das, dbs));
+    case F16: return FewfitHgemmBatched(BATCHED_ARGS(has, hbs));
+    default: return FewfitBf16gemmBatched(BATCHED_ARGS(fas, fbs));
+  }
+#undef BATCHED_ARGS
 }
 
 /* The data of one valid spec: A and B random (rounded to the precision), C's buffer poisoned with
  * every item's C random (where beta reads it), their exact buffers, and the expected C. */
 typedef struct {
-  size_t size, len[3];
+  int type;
+  size_t len[3];
   double *a, *b, *want;
   void* c;
   char* inside;
   cl_mem exact[3];
 } Data;
 
-static Data prepare(const Spec* s, size_t size, int form) {
-  Data d = {size, {needed(s, 0), needed(s, 1), needed(s, 2)}, NULL, NULL, NULL, NULL, NULL, {NULL, NULL, NULL}};
+static Data prepare(const Spec* s, int type, int form) {
+  Data d = {type, {needed(s, 0), needed(s, 1), needed(s, 2)}, NULL, NULL, NULL, NULL, NULL, {NULL, NULL, NULL}};
   d.a = random_array(d.len[0]), d.b = random_array(d.len[1]);
-  for (size_t i = 0; i < d.len[0]; i++) d.a[i] = size == 4 ? (float)d.a[i] : d.a[i];
-  for (size_t i = 0; i < d.len[1]; i++) d.b[i] = size == 4 ? (float)d.b[i] : d.b[i];
+  for (size_t i = 0; i < d.len[0]; i++) d.a[i] = rounded(d.a[i], type);
+  for (size_t i = 0; i < d.len[1]; i++) d.b[i] = rounded(d.b[i], type);
   d.inside = calloc(d.len[2], 1);
   for (size_t i = 0; i < s->count; i++) mark_c(d.inside, s->layout, s->m, s->n, s->off[2] + i * s->stride[2], s->ld[2]);
-  d.c = poisoned_array(d.len[2], size);
+  d.c = poisoned_array(d.len[2], type);
   d.want = malloc(d.len[2] * sizeof(double));
   for (size_t i = 0; i < d.len[2]; i++) {
-    if (d.inside[i] && s->beta != 0) set_element(d.c, i, size, random_value());
-    d.want[i] = get_element(d.c, i, size);
+    if (d.inside[i] && s->beta != 0) set_element(d.c, i, type, random_value());
+    d.want[i] = get_element(d.c, i, type);
   }
   for (size_t i = 0; i < s->count; i++) {
     double alpha = form == BATCHED_PER_ITEM ? s->alpha * (double)(i + 1) : s->alpha;
     reference(s->layout, s->ta, s->tb, s->m, s->n, s->k, alpha, d.a, s->off[0] + i * s->stride[0], s->ld[0], d.b,
               s->off[1] + i * s->stride[1], s->ld[1], s->beta, d.want, s->off[2] + i * s->stride[2], s->ld[2]);
   }
-  d.exact[0] = upload(d.a, d.len[0], size), d.exact[1] = upload(d.b, d.len[1], size);
-  d.exact[2] = upload_raw(d.c, d.len[2] * size);
+  d.exact[0] = upload(d.a, d.len[0], type), d.exact[1] = upload(d.b, d.len[1], type);
+  d.exact[2] = upload_raw(d.c, d.len[2] * type_bytes(type));
   return d;
 }
 
@@ -133,10 +156,10 @@ static void release(Data* d) {
 static cl_mem faulty_buffer(const Data* d, int x, size_t bytes, cl_context in, void** host) {
   void* data = malloc(bytes);
   if (x == 2) {
-    size_t elements = bytes / d->size;
-    void* poison = poisoned_array(elements + 1, d->size);
+    const size_t exact = d->len[2] * type_bytes(d->type);
+    void* poison = poisoned_array(bytes / type_bytes(d->type) + 1, d->type);
     memcpy(data, poison, bytes);
-    memcpy(data, d->c, bytes < d->len[2] * d->size ? bytes : d->len[2] * d->size);
+    memcpy(data, d->c, bytes < exact ? bytes : exact);
     free(poison);
   } else {
     for (size_t i = 0; i < bytes; i++) ((unsigned char*)data)[i] = (unsigned char)(i * 7 + 1);
@@ -156,18 +179,18 @@ static void expect_status(const char* what, int form, const Spec* s, const Data*
                           const void* c_host, size_t c_bytes, int want, cl_command_queue* q) {
   cl_mem mems[3] = {d->exact[0], d->exact[1], d->exact[2]};
   if (x >= 0) mems[x] = replaced;
-  int status = call(form, d->size, s, mems, q);
+  int status = call(form, d->type, s, mems, q);
   cases++;
   CHECK(status == want, "%s %s %s: layout %d ta %d tb %d m %zu n %zu k %zu off %zu/%zu/%zu ld %zu/%zu/%zu "
-        "stride %zu/%zu/%zu count %zu alpha %g: status %d, want %d", d->size == 4 ? "S" : "D", FORM_NAMES[form], what,
+        "stride %zu/%zu/%zu count %zu alpha %g: status %d, want %d", type_name(d->type), FORM_NAMES[form], what,
         s->layout, s->ta, s->tb, s->m, s->n, s->k, s->off[0], s->off[1], s->off[2], s->ld[0], s->ld[1], s->ld[2],
         s->stride[0], s->stride[1], s->stride[2], s->count, s->alpha, status, want);
   if (mems[2] == NULL) return;
-  if (mems[2] == d->exact[2]) c_host = d->c, c_bytes = d->len[2] * d->size;
+  if (mems[2] == d->exact[2]) c_host = d->c, c_bytes = d->len[2] * type_bytes(d->type);
   if (c_bytes == 0) return; /* C of another context: not readable on this queue */
   void* after = malloc(c_bytes);
   download_raw(mems[2], after, c_bytes);
-  CHECK(memcmp(after, c_host, c_bytes) == 0, "%s %s %s: C changed by a call that failed", d->size == 4 ? "S" : "D",
+  CHECK(memcmp(after, c_host, c_bytes) == 0, "%s %s %s: C changed by a call that failed", type_name(d->type),
         FORM_NAMES[form], what);
   free(after);
 }
@@ -197,26 +220,27 @@ static void with_spec(const char* what, int form, const Spec* changed, const Dat
 /* Runs s (whose C elements and results are d's) on d's A and B and a fresh copy of d's C, which
  * must succeed: C right inside, every other element still its poison. */
 static void expect_success(const char* what, int form, const Spec* s, const Data* d) {
-  size_t bytes = d->len[2] * d->size;
+  size_t bytes = d->len[2] * type_bytes(d->type);
   cl_mem mems[3] = {d->exact[0], d->exact[1], upload_raw(d->c, bytes)};
-  int status = call(form, d->size, s, mems, &queue);
+  int status = call(form, d->type, s, mems, &queue);
   cases++;
   char label[200];
   snprintf(label, sizeof label, "%s %s %s: layout %d ta %d tb %d m %zu n %zu k %zu off %zu ld %zu/%zu/%zu beta %g",
-           d->size == 4 ? "S" : "D", FORM_NAMES[form], what, s->layout, s->ta, s->tb, s->m, s->n, s->k, s->off[0],
+           type_name(d->type), FORM_NAMES[form], what, s->layout, s->ta, s->tb, s->m, s->n, s->k, s->off[0],
            s->ld[0], s->ld[1], s->ld[2], s->beta);
   CHECK(status == FewfitSuccess, "%s: status %d", label, status);
   clFinish(queue);
   void* after = malloc(bytes);
   download_raw(mems[2], after, bytes);
-  check_c_buffer(label, d->c, after, d->want, d->inside, d->len[2], d->size, (d->size == 4 ? 1e-5 : 1e-12) * (s->k + 2));
+  check_c_buffer(label, d->c, after, d->want, d->inside, d->len[2], d->type, tolerance(d->type, s->k));
   clReleaseMemObject(mems[2]);
   free(after);
 }
 
-/* Every case of one valid spec in one form and precision. */
-static void cross(const Spec* s, int form, size_t size) {
-  Data d = prepare(s, size, form);
+/* Every case of one valid spec in one form and element type. */
+static void cross(const Spec* s, int form, int type) {
+  Data d = prepare(s, type, form);
+  const size_t size = type_bytes(type);
   const int batched = form != PLAIN;
   char label[64];
   for (int x = 0; x < 3; x++) {
@@ -312,30 +336,33 @@ static void cross(const Spec* s, int form, size_t size) {
 }
 
 /* The array form's NULL arrays: each gives FewfitInvalidValue. */
-static void null_arrays(size_t size) {
+static void null_arrays(int type) {
   const size_t m = 3, n = 5, k = 2, offsets[2] = {0, 15};
   double *a = random_array(30), *b = random_array(20), *c = random_array(30);
-  cl_mem ab = upload(a, 30, size), bb = upload(b, 20, size), cb = upload(c, 30, size);
+  cl_mem ab = upload(a, 30, type), bb = upload(b, 20, type), cb = upload(c, 30, type);
   const float fs[2] = {1, 1};
   const double ds[2] = {1, 1};
+  const cl_half hs[2] = {0x3c00, 0x3c00}; /* 1.0 in binary16 */
+  const void* ones = type == F64 ? (const void*)ds : type == F16 ? (const void*)hs : (const void*)fs;
   for (int which = 0; which < 5; which++) {
     const size_t* o[3] = {offsets, offsets, offsets};
-    const float *fa = fs, *fb = fs;
-    const double *da = ds, *db = ds;
-    if (which == 0) fa = NULL, da = NULL;
-    if (which == 1) fb = NULL, db = NULL;
+    const void *alphas = ones, *betas = ones;
+    if (which == 0) alphas = NULL;
+    if (which == 1) betas = NULL;
     if (which >= 2) o[which - 2] = NULL;
-    int status = size == 4 ? FewfitSgemmBatched(101, 111, 111, m, n, k, fa, ab, o[0], k, bb, o[1], n, fb, cb, o[2], n,
-                                                2, &queue, NULL)
-                           : FewfitDgemmBatched(101, 111, 111, m, n, k, da, ab, o[0], k, bb, o[1], n, db, cb, o[2], n,
-                                                2, &queue, NULL);
+#define ARGS 101, 111, 111, m, n, k, alphas, ab, o[0], k, bb, o[1], n, betas, cb, o[2], n, 2, &queue, NULL
+    int status = type == F32   ? FewfitSgemmBatched(ARGS)
+                 : type == F64 ? FewfitDgemmBatched(ARGS)
+                 : type == F16 ? FewfitHgemmBatched(ARGS)
+                               : FewfitBf16gemmBatched(ARGS);
+#undef ARGS
     cases++;
-    CHECK(status == FewfitInvalidValue, "NULL array %d: status %d", which, status);
+    CHECK(status == FewfitInvalidValue, "%s NULL array %d: status %d", type_name(type), which, status);
   }
   double* got = malloc(30 * sizeof(double));
-  download(cb, got, 30, size);
+  download(cb, got, 30, type);
   int same = 1;
-  for (size_t i = 0; i < 30; i++) same &= got[i] == (size == 4 ? (double)(float)c[i] : c[i]);
+  for (size_t i = 0; i < 30; i++) same &= got[i] == rounded(c[i], type);
   CHECK(same, "C changed by calls with NULL arrays");
   clReleaseMemObject(ab), clReleaseMemObject(bb), clReleaseMemObject(cb);
   free(a), free(b), free(c), free(got);
@@ -343,9 +370,9 @@ static void null_arrays(size_t size) {
 
 /* M, N and K at the largest value the kernels index (a buffer is then too small) and one past it;
  * the strided batch count at 2^31 - 1 (C's buffer then too small) and one past it. */
-static void limits(size_t size) {
+static void limits(int type) {
   double* x = random_array(4);
-  cl_mem one[3] = {upload(x, 4, size), upload(x, 4, size), upload(x, 4, size)};
+  cl_mem one[3] = {upload(x, 4, type), upload(x, 4, type), upload(x, 4, type)};
   struct { size_t m, n, k; int layout, want; } dims[] = {
     {MAX_DIM, 1, 1, 101, FewfitInsufficientMemoryA}, {MAX_DIM + 1, 1, 1, 101, FewfitInvalidDimension},
     {1, MAX_DIM, 1, 101, FewfitInsufficientMemoryB}, {1, MAX_DIM + 1, 1, 101, FewfitInvalidDimension},
@@ -356,7 +383,7 @@ static void limits(size_t size) {
   for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++) {
     Spec s = {dims[i].layout, 111, 111, dims[i].m, dims[i].n, dims[i].k, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, 1, 1, 0};
     for (int x = 0; x < 3; x++) s.ld[x] = least_ld(&s, x);
-    int status = call(PLAIN, size, &s, one, &queue);
+    int status = call(PLAIN, type, &s, one, &queue);
     cases++;
     CHECK(status == dims[i].want, "m %zu n %zu k %zu layout %d: status %d, want %d", s.m, s.n, s.k, s.layout, status,
           dims[i].want);
@@ -365,14 +392,14 @@ static void limits(size_t size) {
   for (size_t count = limit; count <= limit + 1; count++) {
     Spec s = {101, 111, 111, 1, 1, 1, {0, 0, 0}, {1, 1, 1}, {0, 0, 1}, count, 1, 0};
     int want = count == limit ? FewfitInsufficientMemoryC : FewfitInvalidBatchCount;
-    int status = call(STRIDED, size, &s, one, &queue);
+    int status = call(STRIDED, type, &s, one, &queue);
     cases++;
     CHECK(status == want, "strided batch count %zu: status %d, want %d", count, status, want);
   }
   double got[4];
-  download(one[2], got, 4, size);
+  download(one[2], got, 4, type);
   int same = 1;
-  for (size_t i = 0; i < 4; i++) same &= got[i] == (size == 4 ? (double)(float)x[i] : x[i]);
+  for (size_t i = 0; i < 4; i++) same &= got[i] == rounded(x[i], type);
   CHECK(same, "C changed by calls at the limits");
   for (int i = 0; i < 3; i++) clReleaseMemObject(one[i]);
   free(x);
@@ -385,10 +412,12 @@ int main(void) {
   if (err != CL_SUCCESS) { fprintf(stderr, "clCreateContext: %d\n", err); return 1; }
   const size_t shapes[][3] = {{1, 1, 1}, {3, 5, 2}, {6, 2, 7}};
   size_t specs = 0;
-  for (size_t size = 4; size <= 8; size += 4) {
-    if (size == 8 && !device_has_fp64()) {
+  const int types[] = {F32, F64, F16, BF16};
+  for (int t = 0; t < 4; t++) {
+    const int type = types[t];
+    if (type == F64 && !device_has_fp64()) {
       printf("device has no fp64: D cases not run\n");
-      break;
+      continue;
     }
     for (int layout = 101; layout <= 102; layout++)
       for (int ta = 111; ta <= 112; ta++)
@@ -405,11 +434,11 @@ int main(void) {
                 /* A batch's items a gap of 1, 2 or 3 elements past the previous one's span. */
                 if (form != PLAIN)
                   for (int x = 0; x < 3; x++) s.stride[x] = needed(&s, x) - s.off[x] + (size_t)x + 1;
-                cross(&s, form, size);
+                cross(&s, form, type);
                 specs++;
               }
-    null_arrays(size);
-    limits(size);
+    null_arrays(type);
+    limits(type);
   }
   clReleaseContext(other_context);
   printf("invalid_args_test: %zu specs, %zu generated cases; %d of %d checks passed\n", specs, cases,
