@@ -56,7 +56,7 @@ def main():
     ratios = [(c, t) for c, t in cols if c != "fewfit"]
 
     d = bench["device"]
-    peers = [f"CLBlast {bench['clblast']}" if bench.get("clblast") else "CLBlast not loaded"]
+    peers = [f"CLBlast {bench['clblast']}" if bench.get("clblast") else "CLBlast not run"]
     if bench.get("openblas"):
         peers.append(f"OpenBLAS {bench['openblas']} (host memory)")
     runs_as = bench.get("runs_as", precision)
@@ -66,8 +66,8 @@ def main():
           f"{'wall time, queue finished after each call' if args.time == 'wall' else 'device time (events)'}, "
           f"median of {bench['repeats']} after {bench['warmup']} warm-up calls; "
           f"{', '.join(peers)}{cublas_note}. GFLOP/s; ratios are fewfit / peer.\n")
-    print("| M x N x K | " + " | ".join(t for _, t in cols) + " | " + " | ".join(f"fewfit/{t}" for _, t in ratios)
-          + " | fewfit variant |")
+    header = ["M x N x K"] + [t for _, t in cols] + [f"fewfit/{t}" for _, t in ratios] + ["fewfit variant"]
+    print("| " + " | ".join(header) + " |")
     print("|---" * (1 + len(cols) + len(ratios)) + "|---|")
     logs = {c: [] for c, _ in ratios}
     for r, g in rows:
@@ -80,9 +80,9 @@ def main():
             else:
                 rcells.append("-")
         variant = (r.get("fewfit") or {}).get("variant") or ""
-        print(f"| {r['m']}x{r['n']}x{r['k']} | " + " | ".join(cells + rcells) + f" | `{variant}` |")
+        print("| " + " | ".join([f"{r['m']}x{r['n']}x{r['k']}"] + cells + rcells + [f"`{variant}`"]) + " |")
     geo = [f"**{math.exp(sum(l) / len(l)):.2f}** ({len(l)})" if l else "-" for l in logs.values()]
-    print("| geomean (shapes) | " + " | ".join([""] * len(cols)) + " | " + " | ".join(geo) + " | |")
+    print("| " + " | ".join(["geomean (shapes)"] + [""] * len(cols) + geo + [""]) + " |")
     skipped = [f"{r['m']}x{r['n']}x{r['k']}" for r in bench["rows"] if r.get("skipped")]
     if skipped:
         print(f"\nNot run (over --max-flops): {', '.join(skipped)}.")

@@ -3,33 +3,45 @@
 //! - fewfit's oracle: the best variant of the whole space for the shape in a sweep dataset
 //!   (`--data`; `--oracle-device` takes another device's records), built here with
 //!   `CompiledVariant::build` and re-timed in this run;
-//! - CLBlast (`libclblast.so.1`, loaded at run time) on the same queue and buffers;
-//! - on a CPU device, OpenBLAS `cblas_sgemm` (`libopenblas.so.0`, loaded at run time) on host memory.
+//! - CLBlast (`libclblast.so.1`, loaded at run time) on the same queue and buffers: `CLBlastSgemm`
+//!   for f32, `CLBlastHgemm` for f16 where the device has `cl_khr_fp16` (CLBlast has neither bf16
+//!   nor TF32);
+//! - for f32 on a CPU device, OpenBLAS `cblas_sgemm` (`libopenblas.so.0`, loaded at run time) on
+//!   host memory.
 //!
-//! Row-major SGEMM, NN or with `--transpose-b` NT (B stored N x K, as PyTorch's `Linear` holds its
-//! weights; the oracle then from NT records), alpha = 1, beta = 0, random data in [-1, 1). Each call is timed with the queue
-//! finished after it (wall time) on a queue without profiling, as a framework's; device time is the
-//! median of the event's START..END over as many calls on a profiling queue. Every result
-//! is checked on 256 sampled elements against an f64 host reference; a wrong result is reported on
-//! stderr and makes the run exit non-zero. cuBLAS is timed by `scripts/device/cublas.py` and merged
-//! into the same table by `scripts/perf_table.py`.
+//! `--precision` picks the storage: f32 (default), f16 or bf16 (f32 accumulation, f32 alpha and
+//! beta), or tf32 (f32 buffers with `Compute::FastTf32`: TF32 tensor cores where the device has
+//! them, plain f32 elsewhere). Row-major, NN or with `--transpose-b` NT (B stored N x K, as
+//! PyTorch's `Linear` holds its weights; the oracle then from NT records), alpha = 1, beta = 0,
+//! random data in [-1, 1) rounded to the storage type. Each call is timed with the queue finished
+//! after it (wall time) on a queue without profiling, as a framework's; device time is the median
+//! of the event's START..END over as many calls on a profiling queue. Every result is checked on
+//! 256 sampled elements against an f64 host reference from the rounded inputs, with a tolerance
+//! per precision that grows with K; a wrong result is reported on stderr and makes the run exit
+//! non-zero. cuBLAS is timed by `scripts/device/cublas.py` and merged into the same table by
+//! `scripts/perf_table.py`.
 //!
 //! ```sh
-//! cargo run --release -p fewfit-bench --example peers -- \
+//! cargo run --release -p fewfit-bench --example peers -- [--precision f32|f16|bf16|tf32] \
 //!     [--shapes variants/shapes/bench.txt] [--data FILE...] [--max-flops 1e10] [--json OUT]
 //! ```
 
 use std::collections::HashMap;
 use std::error::Error;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use clap::Parser;
+use fewfit::half::{bf16, f16};
 use fewfit::tuning::CompiledVariant;
-use fewfit::{chosen_variant, gemm, DefaultDevice, DeviceClass, Engine, GemmSpec, Layout, Precision, Transpose};
+use fewfit::{
+    chosen_variant, gemm, Compute, DefaultDevice, DeviceClass, Element, Engine, GemmSpec, Layout, Precision, Transpose,
+};
 use fewfit_codegen::Variant;
 use fewfit_tuner::dataset::Dataset;
 use opencl3::command_queue::CommandQueue;
+use opencl3::device::Device;
 use opencl3::event::Event;
 use opencl3::kernel::{ExecuteKernel, Kernel};
 use opencl3::memory::{Buffer, ClMem, CL_MEM_READ_WRITE};
@@ -46,6 +58,10 @@ const CHECKED_ELEMENTS: usize = 256;
 #[derive(Parser)]
 #[command(about = "Times fewfit, its oracle and peers (CLBlast, OpenBLAS) on one shape list")]
 struct Args {
+    /// Storage and arithmetic: f32, f16, bf16 (both with f32 accumulation) or tf32 (f32 buffers
+    /// with `Compute::FastTf32`).
+    #[arg(long, default_value = "f32", value_parser = parse_precision)]
+    precision: Precision,
     /// Shapes, one "M N K" per line (# comments).
     #[arg(long, default_value = "variants/shapes/bench.txt")]
     shapes: PathBuf,
@@ -134,6 +150,10 @@ struct Report {
     date: String,
     command: String,
     device: DeviceJson,
+    /// The bench's precision: "f32", "f16", "bf16" or "tf32".
+    precision: &'static str,
+    /// The precision the device runs it in ("f32" for tf32 on a device without tensor cores).
+    runs_as: &'static str,
     repeats: u32,
     warmup: u32,
     clblast: Option<String>,
@@ -157,22 +177,22 @@ struct DeviceJson {
     class: String,
 }
 
-/// `CLBlastSgemm` from clblast_c.h.
-type ClblastSgemm = unsafe extern "C" fn(
+/// `CLBlastSgemm` (`S` = f32) and `CLBlastHgemm` (`S` = u16, a `cl_half`'s bits) from clblast_c.h.
+type ClblastGemm<S> = unsafe extern "C" fn(
     layout: i32,
     a_transpose: i32,
     b_transpose: i32,
     m: usize,
     n: usize,
     k: usize,
-    alpha: f32,
+    alpha: S,
     a: cl_mem,
     a_offset: usize,
     a_ld: usize,
     b: cl_mem,
     b_offset: usize,
     b_ld: usize,
-    beta: f32,
+    beta: S,
     c: cl_mem,
     c_offset: usize,
     c_ld: usize,
@@ -225,6 +245,80 @@ fn load_peer<F>(names: &[&str], symbol: &[u8]) -> Result<Peer<F>, String> {
     Err(why.join("; "))
 }
 
+/// CLBlast's GEMM for the bench's storage type.
+enum Clblast {
+    /// `CLBlastSgemm` on f32 buffers.
+    Single(Peer<ClblastGemm<f32>>),
+    /// `CLBlastHgemm` on f16 buffers.
+    Half(Peer<ClblastGemm<u16>>),
+}
+
+impl Clblast {
+    /// Loads CLBlast's routine for `precision` from the first of `names`, or says why there is none.
+    fn load(names: &[&str], precision: Precision, device: &DefaultDevice) -> Result<Clblast, String> {
+        match precision {
+            Precision::F32 => load_peer(names, b"CLBlastSgemm\0").map(Clblast::Single),
+            Precision::F16 => {
+                let extensions = Device::new(device.context.devices()[0]).extensions().map_err(|e| e.to_string())?;
+                if !extensions.split_whitespace().any(|e| e == "cl_khr_fp16") {
+                    return Err(format!("{} lacks cl_khr_fp16, which CLBlastHgemm needs", device.info.name));
+                }
+                load_peer(names, b"CLBlastHgemm\0").map(Clblast::Half)
+            }
+            other => Err(format!("CLBlast has no {other} GEMM")),
+        }
+    }
+
+    /// The library and routine, for the log.
+    fn describe(&self) -> String {
+        let routine = match self {
+            Clblast::Single(_) => "CLBlastSgemm",
+            Clblast::Half(_) => "CLBlastHgemm",
+        };
+        format!("{} ({routine} on the same queue and buffers)", self.library())
+    }
+
+    /// The library that loaded.
+    fn library(&self) -> &str {
+        match self {
+            Clblast::Single(p) => &p.name,
+            Clblast::Half(p) => &p.name,
+        }
+    }
+
+    /// Enqueues C = A · op(B) (alpha 1, beta 0), row-major with tight leading dimensions, on `queue`.
+    ///
+    /// # Safety
+    /// The buffers hold m*k, k*n and m*n elements of the routine's type.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn enqueue(
+        &self,
+        queue: &CommandQueue,
+        (m, n, k): (usize, usize, usize),
+        b_trans: i32,
+        ldb: usize,
+        a: cl_mem,
+        b: cl_mem,
+        c: cl_mem,
+    ) -> Res<Event> {
+        let mut q = queue.get();
+        let mut event: cl_event = std::ptr::null_mut();
+        let status = match self {
+            Clblast::Single(p) => {
+                (p.func)(101, 111, b_trans, m, n, k, 1.0, a, 0, k, b, 0, ldb, 0.0, c, 0, n, &mut q, &mut event)
+            }
+            Clblast::Half(p) => {
+                let (one, zero) = (f16::ONE.to_bits(), f16::ZERO.to_bits());
+                (p.func)(101, 111, b_trans, m, n, k, one, a, 0, k, b, 0, ldb, zero, c, 0, n, &mut q, &mut event)
+            }
+        };
+        if status != 0 || event.is_null() {
+            return Err(format!("CLBlast returned status {status}").into());
+        }
+        Ok(Event::new(event))
+    }
+}
+
 /// The core whose kernels the loaded OpenBLAS `library` runs (`openblas_get_corename`), where it has
 /// that function.
 fn openblas_core(library: &str) -> Option<String> {
@@ -233,6 +327,69 @@ fn openblas_core(library: &str) -> Option<String> {
     // SAFETY: OpenBLAS returns a pointer to a static NUL-terminated string (or null).
     let name = unsafe { (peer.func)() };
     (!name.is_null()).then(|| unsafe { std::ffi::CStr::from_ptr(name) }.to_string_lossy().trim().to_string())
+}
+
+/// The `--precision` values: the storage types and TF32.
+fn parse_precision(name: &str) -> Result<Precision, String> {
+    [Precision::F32, Precision::F16, Precision::Bf16, Precision::Tf32]
+        .into_iter()
+        .find(|p| p.name() == name)
+        .ok_or_else(|| format!("expected f32, f16, bf16 or tf32, got {name:?}"))
+}
+
+/// A storage type the bench times (alpha and beta in f32), with its conversions from and to f64.
+trait BenchElement: Element<Scalar = f32> {
+    /// Rounds to the nearest value of the type.
+    fn from_f64(x: f64) -> Self;
+    /// Exactly.
+    fn to_f64(self) -> f64;
+    /// Not a number, to fill C before a call.
+    const NAN: Self;
+}
+
+impl BenchElement for f32 {
+    fn from_f64(x: f64) -> Self {
+        x as f32
+    }
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+    const NAN: Self = f32::NAN;
+}
+
+impl BenchElement for f16 {
+    fn from_f64(x: f64) -> Self {
+        f16::from_f64(x)
+    }
+    fn to_f64(self) -> f64 {
+        f16::to_f64(self)
+    }
+    const NAN: Self = f16::NAN;
+}
+
+impl BenchElement for bf16 {
+    fn from_f64(x: f64) -> Self {
+        bf16::from_f64(x)
+    }
+    fn to_f64(self) -> f64 {
+        bf16::to_f64(self)
+    }
+    const NAN: Self = bf16::NAN;
+}
+
+/// How far an element of C computed in `precision` may be from the exact `want` (from the rounded
+/// inputs), where `magnitude` is the sum of |a·b| of its K products: f32 accumulation,
+/// (K + 2)·ε(f32)·4 of the magnitude; for f16 and bf16 plus the output's rounding to storage
+/// (2^-11, 2^-8 of |want|); for TF32 (K + 2)·2^-11·4 of the magnitude, as its inputs keep 10
+/// mantissa bits.
+fn tolerance(precision: Precision, k: usize, want: f64, magnitude: f64) -> f64 {
+    let accumulation = magnitude * (k as f64 + 2.0) * f32::EPSILON as f64 * 4.0;
+    match precision {
+        Precision::F16 => want.abs() * 2f64.powi(-11) + accumulation,
+        Precision::Bf16 => want.abs() * 2f64.powi(-8) + accumulation,
+        Precision::Tf32 => magnitude * (k as f64 + 2.0) * 2f64.powi(-11) * 4.0,
+        _ => accumulation,
+    }
 }
 
 /// Reads "M N K" lines; `#` starts a comment.
@@ -261,9 +418,9 @@ fn read_shapes(path: &Path) -> Res<Vec<(usize, usize, usize)>> {
 /// Per (M, N, K): the median ms of the fastest valid record and its variant.
 type OracleTable = HashMap<(usize, usize, usize), (f64, Variant)>;
 
-/// The best valid f32 record per shape of one device in the datasets, among the records of the
-/// bench's layout (`layout`: the records' `device.layout`, None for NN).
-fn oracle_table(paths: &[PathBuf], device: &str, layout: Option<&str>) -> Res<OracleTable> {
+/// The best valid record per shape of one device in the datasets, among the records of the
+/// bench's precision and layout (`layout`: the records' `device.layout`, None for NN).
+fn oracle_table(paths: &[PathBuf], device: &str, precision: Precision, layout: Option<&str>) -> Res<OracleTable> {
     let mut best: OracleTable = HashMap::new();
     if paths.is_empty() {
         return Ok(best);
@@ -276,7 +433,7 @@ fn oracle_table(paths: &[PathBuf], device: &str, layout: Option<&str>) -> Res<Or
             continue;
         }
         let (Some(t), Some(v)) = (r.median_ms(), r.variant.variant()) else { continue };
-        if r.precision != "f32" || r.device.layout.as_deref() != layout {
+        if r.precision != precision.name() || r.device.layout.as_deref() != layout {
             continue;
         }
         let shape = (r.m as usize, r.n as usize, r.k as usize);
@@ -284,7 +441,7 @@ fn oracle_table(paths: &[PathBuf], device: &str, layout: Option<&str>) -> Res<Or
             best.insert(shape, (t, v));
         }
     }
-    println!("oracle data: {report}; {} shapes with a valid fewfit variant on {device}", best.len());
+    println!("oracle data: {report}; {} shapes with a valid {precision} fewfit variant on {device}", best.len());
     if best.is_empty() && !other_devices.is_empty() {
         println!("  (the data is of other devices: {})", other_devices.into_iter().collect::<Vec<_>>().join(", "));
     }
@@ -357,60 +514,65 @@ fn min(v: &[f64]) -> f64 {
 }
 
 /// The operands of one shape: host copies, device buffers, the sampled elements and their reference.
-struct Problem {
+struct Problem<T> {
     m: usize,
     n: usize,
     k: usize,
-    a: Vec<f32>,
+    a: Vec<T>,
     /// B as stored: K x N, or N x K with `transpose_b`.
-    b: Vec<f32>,
+    b: Vec<T>,
     transpose_b: bool,
-    a_buf: Buffer<f32>,
-    b_buf: Buffer<f32>,
-    c_buf: Buffer<f32>,
+    a_buf: Buffer<T>,
+    b_buf: Buffer<T>,
+    c_buf: Buffer<T>,
     /// (index into C, f64 reference, tolerance).
     samples: Vec<(usize, f64, f64)>,
 }
 
-impl Problem {
+impl<T: BenchElement> Problem<T> {
+    /// Random operands in [-1, 1) rounded to `T`, and the reference of sampled elements of C
+    /// with their tolerance in `precision`.
     fn new(
         device: &DefaultDevice,
         (m, n, k): (usize, usize, usize),
         transpose_b: bool,
+        precision: Precision,
         rng: &mut StdRng,
-    ) -> Res<Problem> {
-        let a: Vec<f32> = (0..m * k).map(|_| rng.gen_range(-1.0..1.0)).collect();
-        let b: Vec<f32> = (0..k * n).map(|_| rng.gen_range(-1.0..1.0)).collect();
+    ) -> Res<Problem<T>> {
+        let a: Vec<T> = (0..m * k).map(|_| T::from_f64(rng.gen_range(-1.0..1.0))).collect();
+        let b: Vec<T> = (0..k * n).map(|_| T::from_f64(rng.gen_range(-1.0..1.0))).collect();
         let b_at = |p: usize, j: usize| if transpose_b { b[j * k + p] } else { b[p * n + j] };
-        let upload = |data: &[f32]| -> Res<Buffer<f32>> {
+        let upload = |data: &[T]| -> Res<Buffer<T>> {
             // SAFETY: a fresh buffer of the data's length, written before use.
             let mut buf =
-                unsafe { Buffer::<f32>::create(&device.context, CL_MEM_READ_WRITE, data.len(), std::ptr::null_mut())? };
+                unsafe { Buffer::<T>::create(&device.context, CL_MEM_READ_WRITE, data.len(), std::ptr::null_mut())? };
             unsafe { device.queue.enqueue_write_buffer(&mut buf, CL_BLOCKING, 0, data, &[])? };
             Ok(buf)
         };
         let (a_buf, b_buf) = (upload(&a)?, upload(&b)?);
         // SAFETY: C is filled with NaN before each implementation runs.
-        let c_buf = unsafe { Buffer::<f32>::create(&device.context, CL_MEM_READ_WRITE, m * n, std::ptr::null_mut())? };
+        let c_buf = unsafe { Buffer::<T>::create(&device.context, CL_MEM_READ_WRITE, m * n, std::ptr::null_mut())? };
         let samples = (0..CHECKED_ELEMENTS.min(m * n))
             .map(|s| {
                 let idx = if m * n <= CHECKED_ELEMENTS { s } else { rng.gen_range(0..m * n) };
                 let (i, j) = (idx / n, idx % n);
                 let (mut sum, mut mag) = (0.0f64, 0.0f64);
                 for p in 0..k {
-                    let prod = a[i * k + p] as f64 * b_at(p, j) as f64;
+                    let prod = a[i * k + p].to_f64() * b_at(p, j).to_f64();
                     sum += prod;
                     mag += prod.abs();
                 }
-                (idx, sum, mag * (k as f64 + 2.0) * f32::EPSILON as f64 * 4.0)
+                (idx, sum, tolerance(precision, k, sum, mag))
             })
             .collect();
         Ok(Problem { m, n, k, a, b, transpose_b, a_buf, b_buf, c_buf, samples })
     }
 
-    fn spec(&self) -> GemmSpec {
+    /// The call's spec: TF32 arithmetic opted in for `Precision::Tf32`.
+    fn spec(&self, precision: Precision) -> GemmSpec {
         let tb = if self.transpose_b { Transpose::Yes } else { Transpose::No };
-        GemmSpec::new(Layout::RowMajor, Transpose::No, tb, self.m, self.n, self.k)
+        let compute = if precision == Precision::Tf32 { Compute::FastTf32 } else { Compute::Default };
+        GemmSpec::new(Layout::RowMajor, Transpose::No, tb, self.m, self.n, self.k).with_compute(compute)
     }
 
     /// B's CBLAS / CLBlast transpose code (111 no, 112 yes) and leading dimension.
@@ -428,16 +590,18 @@ impl Problem {
 
     /// Fills C with NaN, so that a result not written is caught.
     fn poison(&mut self, queue: &CommandQueue) -> Res<()> {
+        let bytes = self.m * self.n * std::mem::size_of::<T>();
         // SAFETY: the pattern and range lie inside C.
-        unsafe { queue.enqueue_fill_buffer(&mut self.c_buf, &[f32::NAN], 0, self.m * self.n * 4, &[])? };
+        unsafe { queue.enqueue_fill_buffer(&mut self.c_buf, &[T::NAN], 0, bytes, &[])? };
         queue.finish()?;
         Ok(())
     }
 
-    /// The largest error of the sampled elements of `c`, in units of the tolerance.
-    fn error_of(&self, c: &[f32]) -> f64 {
+    /// The largest error of the sampled elements of `c` (the result in any storage type), in units
+    /// of the tolerance.
+    fn error_of<E: BenchElement>(&self, c: &[E]) -> f64 {
         self.samples.iter().fold(0.0, |worst: f64, &(idx, want, tol)| {
-            let e = (c[idx] as f64 - want).abs() / tol.max(f64::MIN_POSITIVE);
+            let e = (c[idx].to_f64() - want).abs() / tol.max(f64::MIN_POSITIVE);
             if e.is_nan() {
                 f64::INFINITY
             } else {
@@ -448,7 +612,7 @@ impl Problem {
 
     /// Reads C back and checks it.
     fn check_device(&self, queue: &CommandQueue) -> Res<f64> {
-        let mut c = vec![0.0f32; self.m * self.n];
+        let mut c = vec![T::ZERO; self.m * self.n];
         // SAFETY: `c` holds the whole buffer.
         unsafe { queue.enqueue_read_buffer(&self.c_buf, CL_BLOCKING, 0, &mut c, &[])? };
         Ok(self.error_of(&c))
@@ -456,12 +620,12 @@ impl Problem {
 }
 
 /// Runs and checks one OpenCL implementation: `call` enqueues one GEMM into the problem's C.
-fn run_cl(
-    problem: &mut Problem,
+fn run_cl<T: BenchElement>(
+    problem: &mut Problem<T>,
     device: &DefaultDevice,
     args: &Args,
     variant: Option<String>,
-    mut call: impl FnMut(&CommandQueue, &mut Problem) -> Res<Event>,
+    mut call: impl FnMut(&CommandQueue, &mut Problem<T>) -> Res<Event>,
 ) -> Outcome {
     let result = (|| -> Res<(Timing, f64)> {
         problem.poison(&device.queue)?;
@@ -510,15 +674,45 @@ fn today() -> String {
     format!("{year:04}-{month:02}-{day:02}")
 }
 
+/// What every shape's run shares.
+struct Bench<'a> {
+    args: &'a Args,
+    device: &'static DefaultDevice,
+    engine: Arc<Engine>,
+    /// The precision the device runs the bench's in (variants of the oracle build for it).
+    runs_as: Precision,
+    oracle: OracleTable,
+    clblast: Option<Clblast>,
+    openblas: Option<Peer<CblasSgemm>>,
+}
+
+/// How `precision` stores and computes, for the log.
+fn describe_precision(precision: Precision, runs_as: Precision, device: &str) -> String {
+    match precision {
+        Precision::F16 | Precision::Bf16 => format!("{precision} storage, f32 accumulation, f32 alpha and beta"),
+        Precision::Tf32 if runs_as == Precision::Tf32 => {
+            "tf32: f32 buffers, Compute::FastTf32 (products on TF32 tensor cores, f32 accumulation)".into()
+        }
+        Precision::Tf32 => {
+            format!("tf32: f32 buffers, Compute::FastTf32, which runs as plain f32 ({device} has no tensor cores)")
+        }
+        _ => format!("{precision}"),
+    }
+}
+
 fn main() -> Res<()> {
     let args = Args::parse();
+    let precision = args.precision;
     let shapes = read_shapes(&args.shapes)?;
     let device = DefaultDevice::get()?;
     let info = &device.info;
+    let engine = Engine::for_queue(device.queue.get())?;
+    let runs_as = engine.runs_as(precision)?;
     let command = std::env::args().collect::<Vec<_>>().join(" ");
-    println!("fewfit peer bench, {} (UTC)", today());
+    println!("fewfit peer bench, {} (UTC), precision {precision}", today());
     println!("device: {} ({}; class {}; driver {})", info.name, info.platform_version, info.class, info.driver);
     println!("command: {command}");
+    println!("precision: {}", describe_precision(precision, runs_as, &info.name));
     println!(
         "timing: {} warm-up calls, then the median of {} calls with the queue finished after each (wall, on a \
          queue without profiling); device time: median of the events' START..END of as many calls on a profiling queue",
@@ -529,12 +723,18 @@ fn main() -> Res<()> {
         Some(name) => vec![name.as_str()],
         None => vec!["libclblast.so.1", "libclblast.so"],
     };
-    let clblast = load_peer::<ClblastSgemm>(&clblast_names, b"CLBlastSgemm\0");
+    let clblast = Clblast::load(&clblast_names, precision, device);
     match &clblast {
-        Ok(p) => println!("CLBlast: {} (CLBlastSgemm on the same queue and buffers)", p.name),
-        Err(why) => println!("CLBlast: NOT LOADED, column left empty ({why})"),
+        Ok(c) => println!("CLBlast: {}", c.describe()),
+        Err(why) => println!("CLBlast: NOT RUN, column left empty ({why})"),
     }
-    let openblas = if info.class == DeviceClass::Cpu {
+    let openblas = if info.class != DeviceClass::Cpu {
+        println!("OpenBLAS: not run (the device is not the host CPU)");
+        None
+    } else if precision != Precision::F32 {
+        println!("OpenBLAS: not run (the bench times its sgemm in f32 only)");
+        None
+    } else {
         let peer = load_peer::<CblasSgemm>(&["libopenblas.so.0", "libopenblas.so"], b"cblas_sgemm\0");
         match &peer {
             Ok(p) => {
@@ -550,15 +750,11 @@ fn main() -> Res<()> {
             Err(why) => println!("OpenBLAS: NOT LOADED, column left empty ({why})"),
         }
         peer.ok()
-    } else {
-        println!("OpenBLAS: not run (the device is not the host CPU)");
-        None
     };
-    let clblast = clblast.ok();
     let layout = if args.transpose_b { "NT" } else { "NN" };
     println!("layout: row-major {layout}");
     let device_name = args.oracle_device.as_deref().unwrap_or(&info.name);
-    let oracle = oracle_table(&args.data, device_name, args.transpose_b.then_some("NT"))?;
+    let oracle = oracle_table(&args.data, device_name, precision, args.transpose_b.then_some("NT"))?;
     if args.data.is_empty() {
         println!("oracle: no --data, column left empty");
     }
@@ -572,12 +768,56 @@ fn main() -> Res<()> {
         launch_floor.event_ms.unwrap_or(f64::NAN) * 1e3
     );
 
-    let engine = Engine::for_queue(device.queue.get())?;
-    engine.warm_up(Precision::F32)?;
+    engine.warm_up(runs_as)?;
+    let bench = Bench { args: &args, device, engine, runs_as, oracle, clblast: clblast.ok(), openblas };
+    let rows = match precision {
+        Precision::F16 => run_shapes::<f16>(&bench, &shapes)?,
+        Precision::Bf16 => run_shapes::<bf16>(&bench, &shapes)?,
+        _ => run_shapes::<f32>(&bench, &shapes)?,
+    };
+
+    let wrong = report(&rows, &args);
+    if let Some(path) = &args.json {
+        let report = Report {
+            tool: "fewfit-peers",
+            date: today(),
+            command,
+            device: DeviceJson {
+                name: info.name.clone(),
+                vendor: info.vendor.clone(),
+                driver: info.driver.clone(),
+                platform_version: info.platform_version.clone(),
+                class: info.class.to_string(),
+            },
+            precision: precision.name(),
+            runs_as: runs_as.name(),
+            repeats: args.repeats,
+            warmup: args.warmup,
+            clblast: bench.clblast.as_ref().map(|c| c.library().to_string()),
+            openblas: bench.openblas.as_ref().map(|p| p.name.clone()),
+            data: args.data.clone(),
+            layout,
+            launch_floor,
+            rows,
+            wrong_results: wrong,
+        };
+        std::fs::write(path, serde_json::to_string_pretty(&report)? + "\n")
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        println!("\nwrote {}", path.display());
+    }
+    if wrong > 0 {
+        return Err(format!("{wrong} results were WRONG or failed (see above)").into());
+    }
+    Ok(())
+}
+
+/// Times fewfit, its oracle and the peers on every shape, with operands of type `T`.
+fn run_shapes<T: BenchElement>(bench: &Bench, shapes: &[(usize, usize, usize)]) -> Res<Vec<Row>> {
+    let (args, device) = (bench.args, bench.device);
     let mut built: HashMap<String, Result<CompiledVariant, String>> = HashMap::new();
     let mut rng = StdRng::seed_from_u64(42);
     let mut rows = Vec::new();
-    for &(m, n, k) in &shapes {
+    for &(m, n, k) in shapes {
         let flops = 2.0 * m as f64 * n as f64 * k as f64;
         let mut row = Row {
             m,
@@ -598,62 +838,33 @@ fn main() -> Res<()> {
             continue;
         }
         eprintln!("{m}x{n}x{k}: running");
-        let mut p = Problem::new(device, (m, n, k), args.transpose_b, &mut rng)?;
+        let mut p = Problem::<T>::new(device, (m, n, k), args.transpose_b, args.precision, &mut rng)?;
         let (b_trans, ldb) = p.b_transpose_and_ld();
-        let spec = p.spec();
-        let queue = &device.queue;
+        let spec = p.spec(args.precision);
 
-        let chosen = chosen_variant::<f32>(queue, &spec)?.to_string();
-        row.fewfit = Some(run_cl(&mut p, device, &args, Some(chosen), |queue, p| {
-            Ok(gemm(queue, &spec, 1.0f32, &p.a_buf, &p.b_buf, 0.0, &mut p.c_buf, &[])?)
+        let chosen = chosen_variant::<T>(&device.queue, &spec)?.to_string();
+        row.fewfit = Some(run_cl(&mut p, device, args, Some(chosen), |queue, p| {
+            Ok(gemm(queue, &spec, 1.0, &p.a_buf, &p.b_buf, 0.0, &mut p.c_buf, &[])?)
         }));
 
-        if let Some((sweep_ms, variant)) = oracle.get(&(m, n, k)) {
+        if let Some((sweep_ms, variant)) = bench.oracle.get(&(m, n, k)) {
             row.oracle_sweep_ms = Some(*sweep_ms);
             let id = variant.id();
-            let compiled = built
-                .entry(id.clone())
-                .or_insert_with(|| CompiledVariant::build(&engine, variant, Precision::F32).map_err(|e| e.to_string()));
+            let compiled = built.entry(id.clone()).or_insert_with(|| {
+                CompiledVariant::build(&bench.engine, variant, bench.runs_as).map_err(|e| e.to_string())
+            });
             row.oracle = Some(match compiled {
-                Ok(cv) => run_cl(&mut p, device, &args, Some(id), |queue, p| {
-                    Ok(cv.enqueue_gemm(queue, &spec, 1.0f32, &p.a_buf, &p.b_buf, 0.0, &mut p.c_buf, &[])?)
+                Ok(cv) => run_cl(&mut p, device, args, Some(id), |queue, p| {
+                    Ok(cv.enqueue_gemm(queue, &spec, 1.0, &p.a_buf, &p.b_buf, 0.0, &mut p.c_buf, &[])?)
                 }),
                 Err(e) => outcome(flops, Some(id), Err(format!("build: {e}").into())),
             });
         }
 
-        if let Some(cl) = &clblast {
-            row.clblast = Some(run_cl(&mut p, device, &args, None, |queue, p| {
-                let mut q = queue.get();
-                let mut event: cl_event = std::ptr::null_mut();
-                // SAFETY: buffers hold m*k, k*n and m*n floats; row-major, tight leading dimensions.
-                let status = unsafe {
-                    (cl.func)(
-                        101,
-                        111,
-                        b_trans,
-                        m,
-                        n,
-                        k,
-                        1.0,
-                        p.a_buf.get(),
-                        0,
-                        k,
-                        p.b_buf.get(),
-                        0,
-                        ldb,
-                        0.0,
-                        p.c_buf.get(),
-                        0,
-                        n,
-                        &mut q,
-                        &mut event,
-                    )
-                };
-                if status != 0 || event.is_null() {
-                    return Err(format!("CLBlastSgemm returned status {status}").into());
-                }
-                Ok(Event::new(event))
+        if let Some(cl) = &bench.clblast {
+            row.clblast = Some(run_cl(&mut p, device, args, None, |queue, p| {
+                // SAFETY: the routine is the one of T's storage; buffers of m*k, k*n and m*n elements.
+                unsafe { cl.enqueue(queue, (m, n, k), b_trans, ldb, p.a_buf.get(), p.b_buf.get(), p.c_buf.get()) }
             }));
             // CLBlast returns the event of its last kernel only (on its indirect path a copy of C),
             // so its event time is not the GEMM's: only its wall time is compared.
@@ -665,10 +876,12 @@ fn main() -> Res<()> {
             }
         }
 
-        if let Some(ob) = &openblas {
+        if let Some(ob) = &bench.openblas {
+            // Loaded for f32 only: these copies are exact.
+            let a: Vec<f32> = p.a.iter().map(|x| x.to_f64() as f32).collect();
+            let b: Vec<f32> = p.b.iter().map(|x| x.to_f64() as f32).collect();
             let mut c = vec![f32::NAN; m * n];
-            let (a, b) = (&p.a, &p.b);
-            let timing = time_host(&args, || {
+            let timing = time_host(args, || {
                 // SAFETY: slices of m*k, k*n and m*n floats; row-major, tight leading dimensions.
                 unsafe {
                     (ob.func)(
@@ -693,38 +906,7 @@ fn main() -> Res<()> {
         }
         rows.push(row);
     }
-
-    let wrong = report(&rows, &args);
-    if let Some(path) = &args.json {
-        let report = Report {
-            tool: "fewfit-peers",
-            date: today(),
-            command,
-            device: DeviceJson {
-                name: info.name.clone(),
-                vendor: info.vendor.clone(),
-                driver: info.driver.clone(),
-                platform_version: info.platform_version.clone(),
-                class: info.class.to_string(),
-            },
-            repeats: args.repeats,
-            warmup: args.warmup,
-            clblast: clblast.as_ref().map(|p| p.name.clone()),
-            openblas: openblas.as_ref().map(|p| p.name.clone()),
-            data: args.data.clone(),
-            layout,
-            launch_floor,
-            rows,
-            wrong_results: wrong,
-        };
-        std::fs::write(path, serde_json::to_string_pretty(&report)? + "\n")
-            .map_err(|e| format!("{}: {e}", path.display()))?;
-        println!("\nwrote {}", path.display());
-    }
-    if wrong > 0 {
-        return Err(format!("{wrong} results were WRONG or failed (see above)").into());
-    }
-    Ok(())
+    Ok(rows)
 }
 
 /// Prints the wall and device-time tables with ratios and geomeans; returns how many results were
@@ -759,7 +941,7 @@ fn report(rows: &[Row], args: &Args) -> usize {
             o.event_gflops
         }),
     ] {
-        println!("\nGFLOP/s, {title}, median of {}:", args.repeats);
+        println!("\nGFLOP/s ({}), {title}, median of {}:", args.precision, args.repeats);
         println!(
             "{:>18} {:>9} {:>9} {:>9} {:>9}  {:>8} {:>8} {:>8}  fewfit variant",
             "M x N x K", "fewfit", "oracle", "CLBlast", "OpenBLAS", "f/CLB", "f/orac", "f/OBLAS"
