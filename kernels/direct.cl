@@ -27,8 +27,9 @@
 // The column (within the work-group's tile) of a work-item's c-th column: WPTN vectors of VWD
 // adjacent columns, NDIMD * VWD apart.
 #define COLD(nd, c) (((nd) + ((c) / VWD) * NDIMD) * VWD + (c) % VWD)
-// Whether every vector of w elements at X + i + j * ld (i a multiple of w) is aligned to its size.
-#define ALIGNED(X, ld, w) ((((size_t)(X)) % ((w) * sizeof(real)) == 0) && ((ld) % (w) == 0))
+// Whether every vector of w elements at X + i + j * ld (i a multiple of w) is aligned to its size
+// (in storage bytes).
+#define ALIGNED(X, ld, w) ((((size_t)(X)) % ((w) * sizeof(gbits)) == 0) && ((ld) % (w) == 0))
 
 {{ macros::vector_helpers(dim="D", w=VWD) }}
 {% if KSPLIT != 1 %}{{ macros::atomic_add() }}
@@ -36,13 +37,13 @@
 // x[0..VWD) into r[b..b + VWD), zero past `count` elements; one vector load when all are inside.
 #define LOADD(r, b, x, count, aligned) \
     if ((count) >= VWD) { const realD v_ = GLOADD((x), (aligned)); UNPACKD(r, (b), v_) } \
-    else { for (int v_ = 0; v_ < VWD; v_++) { r[(b) + v_] = (v_ < (count)) ? (x)[v_] : ZERO; } }
+    else { for (int v_ = 0; v_ < VWD; v_++) { r[(b) + v_] = (v_ < (count)) ? GREAD((x), v_) : ZERO; } }
 
 // Sums over k in [kb, K): K is the end of this split's range (the problem's K without splits).
 inline void direct_body(const int M, const int N, const int kb, const int K, const real alpha, const real beta,
-                        const __global real* restrict A, const int lda, const int a_along_m,
-                        const __global real* restrict B, const int ldb, const int b_along_n,
-                        __global real* C, const int c_rs, const int c_cs, __local real* partial{% if KSPLIT != 1 %},
+                        const __global greal* restrict A, const int lda, const int a_along_m,
+                        const __global greal* restrict B, const int ldb, const int b_along_n,
+                        __global greal* C, const int c_rs, const int c_cs, __local real* partial{% if KSPLIT != 1 %},
                         const int split, volatile __global uint* tile_flag, const uint epoch{% endif %}) {
     const int tid = get_local_id(1);
     const int nd = b_along_n ? tid % NDIMD : tid / KDIMD;
@@ -117,7 +118,7 @@ inline void direct_body(const int M, const int N, const int kb, const int K, con
                         }
                     } else if (a_along_m) {
                         for (int v = 0; v < VWD; v++) {
-                            a[wm * VWD + v] = (p + v < K) ? A[i + (p + v) * lda] : ZERO;
+                            a[wm * VWD + v] = (p + v < K) ? GREAD(A, i + (p + v) * lda) : ZERO;
                         }
                     } else {
                         LOADD(a, wm * VWD, A + p + i * lda, K - p, a_aligned)
@@ -170,13 +171,13 @@ inline void direct_body(const int M, const int N, const int kb, const int K, con
             const int i = m0 + r0 + w / CPW;
             const int j = n0 + COLD(ndo, c);
             if (i < M && j < N{% if KSPLIT != 1 %} && kb < K{% endif %}) {
-                __global real* cp = C + i * c_rs + j * c_cs;
+                __global greal* cp = C + i * c_rs + j * c_cs;
 {% if KSPLIT != 1 %}                if (adds) {
                     atomic_add_real(cp, alpha * sum);
                 } else {
-                    *cp = (beta == ZERO) ? alpha * sum : fma(alpha, sum, beta * *cp);
+                    GWRITE(cp, 0, (beta == ZERO) ? alpha * sum : fma(alpha, sum, beta * GREAD(cp, 0)));
                 }
-{% else %}                *cp = (beta == ZERO) ? alpha * sum : fma(alpha, sum, beta * *cp);
+{% else %}                GWRITE(cp, 0, (beta == ZERO) ? alpha * sum : fma(alpha, sum, beta * GREAD(cp, 0)));
 {% endif %}            }
         }
         if (r0 + RROWS < WPTM) {
@@ -198,9 +199,9 @@ inline void direct_body(const int M, const int N, const int kb, const int K, con
 {% for a in ["m", "k"] %}{% for b in ["k", "n"] %}
 __kernel __attribute__((reqd_work_group_size(1, WGS, 1)))
 void direct_a{{ a }}_b{{ b }}(const int M, const int N, const int K, const real alpha, const real beta,
-                    const __global real* restrict A, const int a_off, const int lda,
-                    const __global real* restrict B, const int b_off, const int ldb,
-                    __global real* C, const int c_off, const int c_rs, const int c_cs,
+                    const __global greal* restrict A, const int a_off, const int lda,
+                    const __global greal* restrict B, const int b_off, const int ldb,
+                    __global greal* C, const int c_off, const int c_rs, const int c_cs,
                     const int a_bs, const int b_bs, const int c_bs, const int k_splits{% if KSPLIT != 1 %}
 #if defined(NVIDIA_PTX_RED)
                     , volatile __global uint* tile_flags, const uint epoch

@@ -17,10 +17,16 @@ typedef real{{ w }} real{{ dim }};
 #define LLOAD{{ dim }}(p) (*(const __local real{{ dim }}*)(p))
 #define LSTORE{{ dim }}(v, p) (*(__local real{{ dim }}*)(p) = (v))
 {% endif -%}
-// A global load of VW{{ dim }} elements at p: one aligned vector access when `aligned` (the address
-// is a multiple of the vector's size), else vload{{ w }}, which needs only element alignment.
-#define GLOAD{{ dim }}(p, aligned) ((aligned) ? *(const __global real{{ dim }}*)(p) : VLOAD{{ dim }}(p))
-#define GSTORE{{ dim }}(v, p, aligned) do { if (aligned) { *(__global real{{ dim }}*)(p) = (v); } else { VSTORE{{ dim }}((v), (p)); } } while (0)
+// A global load (store) of VW{{ dim }} elements at p, converted from (to) the storage type: one aligned
+// vector access when `aligned` (the address is a multiple of the vector's size in storage bytes),
+// else one that needs only element alignment (common.cl).
+{% if w == 1 -%}
+#define GLOAD{{ dim }}(p, aligned) GREAD((p), 0)
+#define GSTORE{{ dim }}(v, p, aligned) GWRITE((p), 0, (v))
+{% else -%}
+#define GLOAD{{ dim }}(p, aligned) GLOAD_VEC({{ w }}, (p), (aligned))
+#define GSTORE{{ dim }}(v, p, aligned) GSTORE_VEC({{ w }}, (v), (p), (aligned))
+{% endif -%}
 {% endmacro vector_helpers %}
 
 {% macro stage(name, R, DIMO, dim) -%}
@@ -37,7 +43,7 @@ typedef real{{ w }} real{{ dim }};
 // along_outer: the operand is contiguous along its outer dimension; DIMO x (WGS / DIMO) work-items load
 // vectors of VW{{ dim }} along it. Otherwise it is contiguous along K; consecutive work-items load
 // consecutive vectors of VWK along K. `aligned`: the vectors' addresses are multiples of their size.
-inline void load_{{ name }}(real* r, const __global real* X, const int ld, const int along_outer, const bool aligned,
+inline void load_{{ name }}(real* r, const __global greal* X, const int ld, const int along_outer, const bool aligned,
                      const int outer, const int K, const int o0, const int k0, const int tid) {
     const bool interior = (o0 + {{ R }} <= outer) && (k0 + KWG <= K);
     if (along_outer) {
@@ -50,13 +56,13 @@ inline void load_{{ name }}(real* r, const __global real* X, const int ld, const
             for (int ov = 0; ov < {{ R }} / ({{ DIMO }} * VW{{ dim }}); ov++) {
                 const int o = (to + ov * {{ DIMO }}) * VW{{ dim }};
                 const int q = (kl * ({{ R }} / ({{ DIMO }} * VW{{ dim }})) + ov) * VW{{ dim }};
-                const __global real* x = X + (o0 + o) + (k0 + kk) * ld;
+                const __global greal* x = X + (o0 + o) + (k0 + kk) * ld;
                 if (interior) {
                     const real{{ dim }} v = GLOAD{{ dim }}(x, aligned);
                     UNPACK{{ dim }}(r, q, v)
                 } else {
                     for (int e = 0; e < VW{{ dim }}; e++) {
-                        r[q + e] = (o0 + o + e < outer && k0 + kk < K) ? x[e] : ZERO;
+                        r[q + e] = (o0 + o + e < outer && k0 + kk < K) ? GREAD(x, e) : ZERO;
                     }
                 }
             }
@@ -66,13 +72,13 @@ inline void load_{{ name }}(real* r, const __global real* X, const int ld, const
         for (int l = 0; l < ({{ R }} * KWG) / (WGS * VWK); l++) {
             const int e = tid + l * WGS;
             const int kv = e % (KWG / VWK), o = e / (KWG / VWK);
-            const __global real* x = X + (k0 + kv * VWK) + (o0 + o) * ld;
+            const __global greal* x = X + (k0 + kv * VWK) + (o0 + o) * ld;
             if (interior) {
                 const realK v = GLOADK(x, aligned);
                 UNPACKK(r, l * VWK, v)
             } else {
                 for (int v = 0; v < VWK; v++) {
-                    r[l * VWK + v] = (o0 + o < outer && k0 + kv * VWK + v < K) ? x[v] : ZERO;
+                    r[l * VWK + v] = (o0 + o < outer && k0 + kv * VWK + v < K) ? GREAD(x, v) : ZERO;
                 }
             }
         }
@@ -88,8 +94,8 @@ inline void load_{{ name }}(real* r, const __global real* X, const int ld, const
 // shares it; one contiguous along K lands K-contiguous (lm[KROW_{{ name }}(o) + k]), consecutive work-items
 // copying consecutive vectors of VWK along K, so both sides of every copy are whole vectors. With
 // -DNVIDIA_CP_ASYNC every copy is an asynchronous cp.async (COPY_VECTOR, COPY_ELEMENT), which
-// ASYNC_WAIT completes.
-inline void copy_{{ name }}(__local real* lm, const __global real* X, const int ld, const int along_outer, const bool aligned,
+// ASYNC_WAIT completes; elsewhere, and in 16-bit storage, each is a load (converting) and a store.
+inline void copy_{{ name }}(__local real* lm, const __global greal* X, const int ld, const int along_outer, const bool aligned,
                      const int outer, const int K, const int o0, const int k0, const int tid) {
     const bool interior = (o0 + {{ R }} <= outer) && (k0 + KWG <= K);
 {% if DB == 5 %}    // DB = 5: an interior slice of an operand contiguous along its outer dimension in 16-byte
@@ -114,7 +120,7 @@ inline void copy_{{ name }}(__local real* lm, const __global real* X, const int 
             #pragma unroll
             for (int ov = 0; ov < {{ R }} / ({{ DIMO }} * VW{{ dim }}); ov++) {
                 const int o = (to + ov * {{ DIMO }}) * VW{{ dim }};
-                const __global real* x = X + (o0 + o) + (k0 + kk) * ld;
+                const __global greal* x = X + (o0 + o) + (k0 + kk) * ld;
                 __local real* l = lm + kk * {{ R }} + o;
                 if (interior && aligned) {
                     COPY_VECTOR(l, x, VW{{ dim }});
@@ -130,7 +136,7 @@ inline void copy_{{ name }}(__local real* lm, const __global real* X, const int 
         for (int l = 0; l < ({{ R }} * KWG) / (WGS * VWK); l++) {
             const int e = tid + l * WGS;
             const int kv = e % (KWG / VWK), o = e / (KWG / VWK);
-            const __global real* x = X + (k0 + kv * VWK) + (o0 + o) * ld;
+            const __global greal* x = X + (k0 + kv * VWK) + (o0 + o) * ld;
             __local real* d = lm + KROW_{{ name }}(o) + kv * VWK;
             if (interior && aligned) {
                 COPY_VECTOR(d, x, VWK);
@@ -177,7 +183,7 @@ inline void store_{{ name }}(__local real* lm, const real* r, const int along_ou
 {% if DB == 5 %}
 // DB = 5: the next slice of operand {{ name }} into lm, copied now where the operand is contiguous
 // along its outer dimension, else loaded into registers r, which land_{{ name }} then stores.
-inline void fetch_{{ name }}(__local real* lm, real* r, const __global real* X, const int ld, const int along_outer,
+inline void fetch_{{ name }}(__local real* lm, real* r, const __global greal* X, const int ld, const int along_outer,
                       const bool aligned, const int outer, const int K, const int o0, const int k0, const int tid) {
     if (along_outer) {
         copy_{{ name }}(lm, X, ld, along_outer, aligned, outer, K, o0, k0, tid);
@@ -214,12 +220,12 @@ inline void land_{{ name }}(__local real* lm, const real* r, const int along_out
 // alpha = 0 or K = 0, where A and B are not read, and the first step of a split-K GEMM. Dimension 2
 // is the batch.
 __kernel void scale_c(const int M, const int N, const real beta,
-                      __global real* C, const int c_off, const int c_rs, const int c_cs, const int c_bs) {
+                      __global greal* C, const int c_off, const int c_rs, const int c_cs, const int c_bs) {
     const int i = get_global_id(0);
     const int j = get_global_id(1);
     if (i < M && j < N) {
         const int idx = c_off + get_global_id(2) * c_bs + i * c_rs + j * c_cs;
-        C[idx] = (beta == ZERO) ? ZERO : beta * C[idx];
+        GWRITE(C, idx, (beta == ZERO) ? ZERO : beta * GREAD(C, idx));
     }
 }
 {%- endmacro scale_kernel %}
@@ -227,21 +233,22 @@ __kernel void scale_c(const int M, const int N, const real beta,
 {% macro transpose_kernel() -%}
 // Copies an operand's batch items, each `rows` x `cols` with its columns contiguous (element
 // (r, c) at src_off + r * src_ld + c), transposed into dst (element (r, c) at c * dst_ld + r),
-// through a 32 x 32 tile in local memory, so that both the reads and the writes are coalesced.
+// through a 32 x 32 tile in local memory, so that both the reads and the writes are coalesced; bit
+// for bit in the storage type (gbits).
 // The host runs it before a large launch whose work-groups would otherwise transpose that
 // operand's every slice on its way into local memory (Geometry::transposes_first). Work-groups
 // of 32 x 8; dimension 2 is the batch.
 __kernel __attribute__((reqd_work_group_size(32, 8, 1)))
-void transpose_operand(const int rows, const int cols, const __global real* restrict src, const int src_off,
-                       const int src_ld, const int src_bs, __global real* restrict dst, const int dst_ld,
+void transpose_operand(const int rows, const int cols, const __global gbits* restrict src, const int src_off,
+                       const int src_ld, const int src_bs, __global gbits* restrict dst, const int dst_ld,
                        const int dst_bs) {
-    __local real tile[32][33];
+    __local gbits tile[32][33];
     const int tx = get_local_id(0);
     const int ty = get_local_id(1);
     const int c0 = get_group_id(0) * 32;
     const int r0 = get_group_id(1) * 32;
-    const __global real* s = src + src_off + get_global_id(2) * src_bs;
-    __global real* d = dst + get_global_id(2) * dst_bs;
+    const __global gbits* s = src + src_off + get_global_id(2) * src_bs;
+    __global gbits* d = dst + get_global_id(2) * dst_bs;
     for (int y = ty; y < 32; y += 8) {
         if (r0 + y < rows && c0 + tx < cols) {
             tile[y][tx] = s[(r0 + y) * src_ld + c0 + tx];
@@ -257,8 +264,10 @@ void transpose_operand(const int rows, const int cols, const __global real* rest
 {%- endmacro transpose_kernel %}
 
 {% macro atomic_add() -%}
-// atomic_add_real(p, v): *p += v atomically, where the device can (ATOMIC_ADD_REAL is then defined).
-#if defined(NVIDIA_PTX_RED)
+// atomic_add_real(p, v): *p += v atomically, where the device can (ATOMIC_ADD_REAL is then defined);
+// never in 16-bit storage, where the host does not split K.
+#if STORAGE_16BIT
+#elif defined(NVIDIA_PTX_RED)
 // By one PTX reduction (NVIDIA GPUs; the host passes -DNVIDIA_PTX_RED there): fire and forget,
 // where a compare-and-swap loop reads, waits and retries on every collision.
 #define ATOMIC_ADD_REAL
@@ -301,6 +310,9 @@ inline void atomic_add_real(__global real* p, const real v) {
 {%- endmacro atomic_add %}
 
 {% macro split_flags() -%}
+#if STORAGE_16BIT
+#error "split K and stream-K add into C atomically, in f32 or f64 only: the host runs the unsplit program in f16 and bf16"
+#endif
 #if defined(NVIDIA_PTX_RED)
 // The flags of split K on NVIDIA GPUs: the split that stores a tile of C releases it by setting its
 // flag to `epoch`, and the splits that add into it wait for that first. Every work-item of the

@@ -51,6 +51,9 @@
 typedef PASTE_VALUES(real, LANES) realP;
 #define VLOADP(p) PASTE_VALUES(vload, LANES)(0, (p))
 #define VSTOREP(v, p) PASTE_VALUES(vstore, LANES)((v), 0, (p))
+// LANES elements of A, B or C at p, which need only an element's alignment (common.cl).
+#define GLOADP(p) GLOAD_VEC(LANES, (p), false)
+#define GSTOREP(v, p) GSTORE_VEC(LANES, (v), (p), false)
 {{ macros::atomic_add() }}
 // The sum of a vector's lanes.
 inline real hsum(const realP v) {
@@ -66,14 +69,15 @@ inline real hsum(const realP v) {
     return h2.x + h2.y;
 }
 
-// c = alpha * v + beta * c; C is not read when beta = 0.
-#define UPDATE(c, v) ((c) = (beta == ZERO) ? alpha * (v) : fma(alpha, (v), beta * (c)))
+// c = alpha * v + beta * c for c = X[i]; C is not read when beta = 0.
+#define UPDATE(X, i, v) GWRITE(X, i, (beta == ZERO) ? alpha * (v) : fma(alpha, (v), beta * GREAD(X, i)))
 // UPDATE, or where the launch splits K (`adds`), c += alpha * v atomically (C holds beta * C, and
-// the other splits add their parts).
+// the other splits add their parts). Without an atomic add (f64 without -DINT64_ATOMICS, 16-bit
+// storage) the host never splits K.
 #if defined(ATOMIC_ADD_REAL)
-#define STORE(c, v) do { if (adds) { atomic_add_real(&(c), alpha * (v)); } else { UPDATE(c, v); } } while (0)
+#define STORE(X, i, v) do { if (adds) { atomic_add_real((X) + (i), alpha * (v)); } else { UPDATE(X, i, v); } } while (0)
 #else
-#define STORE(c, v) UPDATE(c, v)
+#define STORE(X, i, v) UPDATE(X, i, v)
 #endif
 
 // One step k = p of the outer-product form: MV vectors of A's column p (whole vectors when
@@ -82,7 +86,7 @@ inline real hsum(const realP v) {
     realP av[MV]; \
     LOAD(rows_inside) \
     _Pragma("unroll") for (int c = 0; c < NR; c++) { \
-        const realP b = (realP)(bc[c][p * b_step]); \
+        const realP b = (realP)(GREAD(bc[c], p * b_step)); \
         _Pragma("unroll") for (int v = 0; v < MV; v++) { acc[v][c] = fma(av[v], b, acc[v][c]); } \
     } \
 }
@@ -99,7 +103,7 @@ inline real hsum(const realP v) {
 // into L2, which the group packs a whole slice of multiply-adds later: those loads, strided by lda,
 // were a fifth of the block's time at 2048³-4096³ (docs/PERFORMANCE.md, "What limits the CPU
 // block at the large squares"; into L1 it gained less).
-inline void pack_a_slice(const int M, const int k0, const int k1, const int ke, const __global real* restrict A,
+inline void pack_a_slice(const int M, const int k0, const int k1, const int ke, const __global greal* restrict A,
                          const int lda, const int g0, __local real* restrict a_slice) {
     const int items = ITEMS_M * LN;
     const int item = get_local_id(1) * ITEMS_M + get_local_id(0);
@@ -107,22 +111,22 @@ inline void pack_a_slice(const int M, const int k0, const int k1, const int ke, 
     const int pb = k0 + item * per_item, pe = min(k1, pb + per_item);
     const bool rows_inside = g0 + GROUP_ROWS <= M;
     for (int p = pb; p < pe; p++) {
-        const __global real* a = A + g0 + p * lda;
+        const __global greal* a = A + g0 + p * lda;
         __local real* s = a_slice + (p - k0) * GROUP_ROWS;
 #if defined(VW_CAP) && defined(__clang__)
         if (p + KC < ke) {
-            for (int r = 0; r < GROUP_ROWS; r += 64 / (int)sizeof(real)) {
+            for (int r = 0; r < GROUP_ROWS; r += 64 / (int)sizeof(gbits)) {
                 __builtin_prefetch(a + KC * lda + r, 0, 2);
             }
         }
 #endif
         if (rows_inside) {
             for (int r = 0; r < GROUP_ROWS; r += LANES) {
-                *(__local realP*)(s + r) = VLOADP(a + r);
+                *(__local realP*)(s + r) = GLOADP(a + r);
             }
         } else {
             for (int r = 0; r < GROUP_ROWS; r++) {
-                s[r] = (g0 + r < M) ? a[r] : ZERO;
+                s[r] = (g0 + r < M) ? GREAD(a, r) : ZERO;
             }
         }
     }
@@ -130,13 +134,13 @@ inline void pack_a_slice(const int M, const int k0, const int k1, const int ke, 
 #endif
 // A's column p from global memory, for the block's rows from ia.
 #define LOAD_A_COLUMN(rows_inside) { \
-    const __global real* a = A + ia + p * lda; \
+    const __global greal* a = A + ia + p * lda; \
     _Pragma("unroll") for (int v = 0; v < MV; v++) { \
         if (rows_inside) { \
-            av[v] = VLOADP(a + v * LANES); \
+            av[v] = GLOADP(a + v * LANES); \
         } else { \
             real e[LANES]; \
-            for (int l = 0; l < LANES; l++) { e[l] = (ia + v * LANES + l < M) ? a[v * LANES + l] : ZERO; } \
+            for (int l = 0; l < LANES; l++) { e[l] = (ia + v * LANES + l < M) ? GREAD(a, v * LANES + l) : ZERO; } \
             av[v] = VLOADP(e); \
         } \
     } \
@@ -148,13 +152,13 @@ inline void pack_a_slice(const int M, const int k0, const int k1, const int ke, 
 // only join the barriers.
 inline void panel_outer(const int M, const int N, const int kb, const int ke, const bool adds,
                         const real alpha, const real beta,
-                        const __global real* restrict A, const int lda,
-                        const __global real* restrict B, const int ldb, const int b_along_n,
-                        __global real* C, const int c_rs, const int c_cs, const int i0, const int j0,
+                        const __global greal* restrict A, const int lda,
+                        const __global greal* restrict B, const int ldb, const int b_along_n,
+                        __global greal* C, const int c_rs, const int c_cs, const int i0, const int j0,
                         __local real* restrict a_slice) {
     // Where column j0 + c of B starts and how to step along K (clamped to column N - 1).
     const int b_step = b_along_n ? ldb : 1;
-    const __global real* bc[NR];
+    const __global greal* bc[NR];
     #pragma unroll
     for (int c = 0; c < NR; c++) {
         const int j = min(j0 + c, N - 1);
@@ -207,15 +211,15 @@ inline void panel_outer(const int M, const int N, const int kb, const int ke, co
         if (active && kb < ke && j0 + c < N) {
             #pragma unroll
             for (int v = 0; v < MV; v++) {
-                __global real* cp = C + (ia + v * LANES) * c_rs + (j0 + c) * c_cs;
+                __global greal* cp = C + (ia + v * LANES) * c_rs + (j0 + c) * c_cs;
                 if (rows_inside && ia == i0 && c_rs == 1 && !adds) {
                     const realP r = alpha * acc[v][c];
-                    VSTOREP((beta == ZERO) ? r : fma((realP)(beta), VLOADP(cp), r), cp);
+                    GSTOREP((beta == ZERO) ? r : fma((realP)(beta), GLOADP(cp), r), cp);
                 } else {
                     real e[LANES];
                     VSTOREP(acc[v][c], e);
                     for (int l = max(0, i0 - ia - v * LANES); l < LANES && ia + v * LANES + l < M; l++) {
-                        STORE(cp[l * c_rs], e[l]);
+                        STORE(cp, l * c_rs, e[l]);
                     }
                 }
             }
@@ -227,12 +231,12 @@ inline void panel_outer(const int M, const int N, const int kb, const int ke, co
 // SR x SC elements at a time.
 inline void panel_dot(const int M, const int N, const int kb, const int ke, const bool adds,
                       const real alpha, const real beta,
-                      const __global real* restrict A, const int lda,
-                      const __global real* restrict B, const int ldb, const int b_along_n,
-                      __global real* C, const int c_rs, const int c_cs, const int i0, const int j0) {
+                      const __global greal* restrict A, const int lda,
+                      const __global greal* restrict B, const int ldb, const int b_along_n,
+                      __global greal* C, const int c_rs, const int c_cs, const int i0, const int j0) {
     for (int r0 = i0; r0 < min(i0 + BM, M); r0 += SR) {
         for (int c0 = j0; c0 < min(j0 + NR, N); c0 += SC) {
-            const __global real* ar[SR];
+            const __global greal* ar[SR];
             #pragma unroll
             for (int r = 0; r < SR; r++) {
                 ar[r] = A + min(r0 + r, M - 1) * lda;
@@ -255,7 +259,7 @@ inline void panel_dot(const int M, const int N, const int kb, const int ke, cons
                 realP av[SR];
                 #pragma unroll
                 for (int r = 0; r < SR; r++) {
-                    av[r] = VLOADP(ar[r] + p);
+                    av[r] = GLOADP(ar[r] + p);
                 }
                 #pragma unroll
                 for (int c = 0; c < SC; c++) {
@@ -263,11 +267,11 @@ inline void panel_dot(const int M, const int N, const int kb, const int ke, cons
                     if (b_along_n) {
                         real e[LANES];
                         for (int l = 0; l < LANES; l++) {
-                            e[l] = B[jc[c] + (p + l) * ldb];
+                            e[l] = GREAD(B, jc[c] + (p + l) * ldb);
                         }
                         b = VLOADP(e);
                     } else {
-                        b = VLOADP(B + p + jc[c] * ldb);
+                        b = GLOADP(B + p + jc[c] * ldb);
                     }
                     #pragma unroll
                     for (int r = 0; r < SR; r++) {
@@ -281,10 +285,10 @@ inline void panel_dot(const int M, const int N, const int kb, const int ke, cons
                 for (int c = 0; c < SC; c++) {
                     real s = hsum(acc[r][c]);
                     for (int q = p; q < ke; q++) {
-                        s = fma(ar[r][q], B_AT(q, jc[c]), s);
+                        s = fma(GREAD(ar[r], q), B_AT(q, jc[c]), s);
                     }
                     if (r0 + r < M && c0 + c < N) {
-                        STORE(C[(r0 + r) * c_rs + (c0 + c) * c_cs], s);
+                        STORE(C, (r0 + r) * c_rs + (c0 + c) * c_cs, s);
                     }
                 }
             }
@@ -298,9 +302,9 @@ inline void panel_dot(const int M, const int N, const int kb, const int ke, cons
 {% for a in ["m", "k"] %}{% for b in ["k", "n"] %}
 __kernel __attribute__((reqd_work_group_size(ITEMS_M, LN, 1)))
 void panel_a{{ a }}_b{{ b }}(const int M, const int N, const int K, const real alpha, const real beta,
-                   const __global real* restrict A, const int a_off, const int lda,
-                   const __global real* restrict B, const int b_off, const int ldb,
-                   __global real* C, const int c_off, const int c_rs, const int c_cs,
+                   const __global greal* restrict A, const int a_off, const int lda,
+                   const __global greal* restrict B, const int b_off, const int ldb,
+                   __global greal* C, const int c_off, const int c_rs, const int c_cs,
                    const int a_bs, const int b_bs, const int c_bs, const int k_splits) {
     const int batch = get_global_id(2) / k_splits;
     const int split = get_global_id(2) % k_splits;

@@ -71,16 +71,18 @@
 #define COL_OF(tn, ni) (((ni) / VWN) * (NDIMC * VWN) + (tn) * VWN + (ni) % VWN)
 #endif
 
-// Whether every vector of w elements at X + i + j * ld (i a multiple of w) is aligned to its size.
-#define ALIGNED(X, ld, w) ((((size_t)(X)) % ((w) * sizeof(real)) == 0) && ((ld) % (w) == 0))
+// Whether every vector of w elements at X + i + j * ld (i a multiple of w) is aligned to its size
+// (in storage bytes).
+#define ALIGNED(X, ld, w) ((((size_t)(X)) % ((w) * sizeof(gbits)) == 0) && ((ld) % (w) == 0))
 
 {{ macros::vector_helpers(dim="M", w=VWM) }}
 {{ macros::vector_helpers(dim="N", w=VWN) }}
 {{ macros::vector_helpers(dim="K", w=VWK) }}
 {% if DB == 3 or DB == 4 %}{{ macros::vector_helpers(dim="I", w=KWI) }}{% endif %}
-{% if DB >= 3 %}#if defined(NVIDIA_CP_ASYNC)
+{% if DB >= 3 %}#if defined(NVIDIA_CP_ASYNC) && !STORAGE_16BIT
 // Asynchronous copies from global to local memory (PTX cp.async, compute capability 8.0 or later):
-// `bytes` of 4 or 8 from s, the rest of the element zero-filled; or a whole 16-byte chunk.
+// `bytes` of 4 or 8 from s, the rest of the element zero-filled; or a whole 16-byte chunk. Elements
+// land as stored, so 16-bit storage, which converts, copies by a load and a store (below).
 inline void cp_async_4(__local real* d, const __global real* s, const int bytes) {
     asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" :: "r"((uint)(size_t)d), "l"(s), "r"(bytes) : "memory");
 }
@@ -114,8 +116,8 @@ inline void copy_vector(__local real* d, const __global real* s, const int w) {
 #define ASYNC_COMMIT() asm volatile("cp.async.commit_group;" ::: "memory")
 #define ASYNC_WAIT(n) asm volatile("cp.async.wait_group " #n ";" ::: "memory")
 #else
-#define COPY_VECTOR(d, s, w) for (int c_ = 0; c_ < (w); c_++) { (d)[c_] = (s)[c_]; }
-#define COPY_ELEMENT(d, s, inside, base) (*(d) = (inside) ? *(s) : ZERO)
+#define COPY_VECTOR(d, s, w) for (int c_ = 0; c_ < (w); c_++) { (d)[c_] = GREAD((s), c_); }
+#define COPY_ELEMENT(d, s, inside, base) (*(d) = (inside) ? GREAD((s), 0) : ZERO)
 #define ASYNC_COMMIT()
 #define ASYNC_WAIT(n)
 #endif
@@ -125,9 +127,9 @@ inline void copy_vector(__local real* d, const __global real* s, const int w) {
 {{ macros::split_flags() }}{% endif %}
 {% if TRANSPOSING_STORES %}{{ macros::transpose_kernel() }}{% endif %}
 inline void xgemm_body(const int M, const int N, const int K, {% if SK != 0 %}const int m0, const int n0, const int kb, const int ke, const int batch{% else %}const int split, const int splits{% endif %}, const real alpha, const real beta,
-                       const __global real* restrict A, const int lda, const int a_along_m,
-                       const __global real* restrict B, const int ldb, const int b_along_n,
-                       __global real* C, const int ldc, __local real* alm, __local real* blm{% if KSPLIT != 1 or SK != 0 %},
+                       const __global greal* restrict A, const int lda, const int a_along_m,
+                       const __global greal* restrict B, const int ldb, const int b_along_n,
+                       __global greal* C, const int ldc, __local real* alm, __local real* blm{% if KSPLIT != 1 or SK != 0 %},
                        volatile __global uint* tile_flags, const uint epoch{% endif %}) {
     const int tm = get_local_id(0);
     const int tn = get_local_id(1);
@@ -326,7 +328,7 @@ inline void xgemm_body(const int M, const int N, const int K, {% if SK != 0 %}co
                 for (int mv = 0; mv < MWI / VWM; mv++) {
                     const int i0 = m0 + ROW_OF(tm, mv * VWM);
                     if (a_along_m && i0 + VWM <= M && p < ke) {
-                        av[mv] = VLOADM(A + i0 + p * lda);
+                        av[mv] = GLOADM(A + i0 + p * lda, false);
                     } else {
                         real* e = (real*)&av[mv];
                         for (int v = 0; v < VWM; v++) {
@@ -402,12 +404,12 @@ inline void xgemm_body(const int M, const int N, const int K, {% if SK != 0 %}co
             const real* e = (const real*)&acc[mv][ni];
             if (j < N && kb < ke) {
                 for (int v = 0; v < VWM && i0 + v < M; v++) {
-                    __global real* c = C + i0 + v + j * ldc;
+                    __global greal* c = C + i0 + v + j * ldc;
                     const real r = alpha * e[v];
                     if (adds) {
                         atomic_add_real(c, r);
                     } else {
-                        *c = (beta == ZERO) ? r : fma(beta, *c, r);
+                        GWRITE(c, 0, (beta == ZERO) ? r : fma(beta, GREAD(c, 0), r));
                     }
                 }
             }
@@ -426,14 +428,14 @@ inline void xgemm_body(const int M, const int N, const int K, {% if SK != 0 %}co
         #pragma unroll
         for (int mv = 0; mv < MWI / VWM; mv++) {
             const int i0 = m0 + ROW_OF(tm, mv * VWM);
-            __global real* c = C + i0 + j * ldc;
+            __global greal* c = C + i0 + j * ldc;
             if (j < N && i0 + VWM <= M) {
                 const realM r = alpha * acc[mv][ni];
                 GSTOREM((beta == ZERO) ? r : fma((realM)(beta), GLOADM(c, c_aligned), r), c, c_aligned);
             } else if (j < N) {
                 const real* e = (const real*)&acc[mv][ni];
                 for (int v = 0; v < VWM && i0 + v < M; v++) {
-                    c[v] = (beta == ZERO) ? alpha * e[v] : fma(alpha, e[v], beta * c[v]);
+                    GWRITE(c, v, (beta == ZERO) ? alpha * e[v] : fma(alpha, e[v], beta * GREAD(c, v)));
                 }
             }
         }
@@ -449,9 +451,9 @@ inline void xgemm_body(const int M, const int N, const int K, {% if SK != 0 %}co
 {% for a in ["m", "k"] %}{% for b in ["k", "n"] %}
 __kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1)))
 void xgemm_a{{ a }}_b{{ b }}(const int M, const int N, const int K, const real alpha, const real beta,
-                   const __global real* restrict A, const int a_off, const int lda,
-                   const __global real* restrict B, const int b_off, const int ldb,
-                   __global real* C, const int c_off, const int ldc,
+                   const __global greal* restrict A, const int a_off, const int lda,
+                   const __global greal* restrict B, const int b_off, const int ldb,
+                   __global greal* C, const int c_off, const int ldc,
                    const int a_bs, const int b_bs, const int c_bs, const int k_splits{% if KSPLIT != 1 or SK != 0 %}
 #if defined(NVIDIA_PTX_RED)
                    , volatile __global uint* tile_flags, const uint epoch
