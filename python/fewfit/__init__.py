@@ -8,6 +8,12 @@ Two ways in:
   Row-major, as pyclblast.
 * :func:`matmul` on NumPy arrays, through the default device (``FEWFIT_DEVICE``), without pyopencl.
 
+float32, float64 and float16 (IEEE binary16, as pyclblast's; stored in 16 bits, computed and
+accumulated in float32 with float32 alpha and beta, C rounded once, on any device: no
+``cl_khr_fp16`` needed). ``compute="tf32"`` lets a float32 call run on TF32 tensor cores (NVIDIA,
+compute capability 8.0 and later; plain float32 elsewhere), as cuBLAS's
+``CUBLAS_COMPUTE_32F_FAST_TF32``.
+
 And to look at fewfit's choices: :func:`explain` (the variant a shape gets and its path through
 the device's tree), :func:`device`, :func:`warm_up`, :func:`clear_cache` and :func:`build_stats`.
 
@@ -100,6 +106,17 @@ def _row_major(layout) -> bool:
     raise _invalid("layout", repr(layout), 'must be "row" or "col"')
 
 
+def _fast_tf32(compute) -> bool:
+    """fewfit's keyword beyond pyclblast's arguments: ``compute="default"`` (in the arrays' dtype) or
+    ``"tf32"`` (float32 may run on TF32 tensor cores where the device has them; other dtypes
+    compute as by default)."""
+    if compute == "default":
+        return False
+    if compute == "tf32":
+        return True
+    raise _invalid("compute", repr(compute), 'must be "default" or "tf32"')
+
+
 def _queue(queue) -> int:
     cl = _pyopencl()
     if not isinstance(queue, cl.CommandQueue):
@@ -150,45 +167,51 @@ def _event(pointer: int):
 
 
 def gemm(queue, m, n, k, a, b, c, a_ld, b_ld, c_ld, alpha=1.0, beta=0.0, a_transp=False, b_transp=False,
-         a_offset=0, b_offset=0, c_offset=0, *, layout="row"):
-    """xGEMM, as pyclblast: C = alpha * op(A) * op(B) + beta * C on pyopencl Arrays.
+         a_offset=0, b_offset=0, c_offset=0, *, layout="row", compute="default"):
+    """xGEMM, as pyclblast: C = alpha * op(A) * op(B) + beta * C on pyopencl Arrays of float32,
+    float64 or float16.
 
-    Row-major as pyclblast (``layout="col"``, fewfit's only addition, for column-major):
-    ``a_ld``, ``b_ld`` and ``c_ld`` are the row strides and the offsets are in elements, counted
-    from the start of each array. Returns the ``pyopencl.Event`` of the GEMM.
+    Row-major as pyclblast: ``a_ld``, ``b_ld`` and ``c_ld`` are the row strides and the offsets are
+    in elements, counted from the start of each array. fewfit's keyword-only additions:
+    ``layout="col"`` for column-major, ``compute="tf32"`` to let float32 run on TF32 tensor cores.
+    Returns the ``pyopencl.Event`` of the GEMM.
     """
     dtype = _dtype((a, b, c), ("a", "b", "c"))
     q = _queue(queue)
     pointer = _native.gemm(
         dtype, _row_major(layout), bool(a_transp), bool(b_transp), m, n, k, alpha,
         _operand(a, "a", a_offset, "a_offset", a_ld), _operand(b, "b", b_offset, "b_offset", b_ld), beta,
-        _operand(c, "c", c_offset, "c_offset", c_ld), 1, 0, 0, 0, q,
+        _operand(c, "c", c_offset, "c_offset", c_ld), 1, 0, 0, 0, q, _fast_tf32(compute),
     )
     return _event(pointer)
 
 
 def gemmStridedBatched(queue, m, n, k, batch_count, a, b, c, a_ld, b_ld, c_ld, a_stride, b_stride, c_stride,
                        alpha=1.0, beta=0.0, a_transp=False, b_transp=False, a_offset=0, b_offset=0, c_offset=0,
-                       *, layout="row"):
+                       *, layout="row", compute="default"):
     """xGEMMSTRIDEDBATCHED, as pyclblast: ``batch_count`` GEMMs in one launch, item i using A, B and
-    C moved by i times ``a_stride``, ``b_stride`` and ``c_stride`` elements. Returns its event."""
+    C moved by i times ``a_stride``, ``b_stride`` and ``c_stride`` elements (``layout`` and
+    ``compute`` as in :func:`gemm`). Returns its event."""
     dtype = _dtype((a, b, c), ("a", "b", "c"))
     q = _queue(queue)
     pointer = _native.gemm(
         dtype, _row_major(layout), bool(a_transp), bool(b_transp), m, n, k, alpha,
         _operand(a, "a", a_offset, "a_offset", a_ld), _operand(b, "b", b_offset, "b_offset", b_ld), beta,
         _operand(c, "c", c_offset, "c_offset", c_ld), batch_count, a_stride, b_stride, c_stride, q,
+        _fast_tf32(compute),
     )
     return _event(pointer)
 
 
 def gemmBatched(queue, m, n, k, a, b, c, alphas, betas, a_ld, b_ld, c_ld, a_offsets, b_offsets, c_offsets,
-                a_transp=False, b_transp=False, *, layout="row"):
+                a_transp=False, b_transp=False, *, layout="row", compute="default"):
     """xGEMMBATCHED, as pyclblast: a batch with an alpha, a beta and offsets per item (the batch
-    count is their length). Equal alphas and betas with offsets of a constant step run as one
-    strided launch; otherwise one launch per item, in order. Returns the event of the last launch."""
+    count is their length; ``layout`` and ``compute`` as in :func:`gemm`). Equal alphas and betas
+    with offsets of a constant step run as one strided launch; otherwise one launch per item, in
+    order. Returns the event of the last launch."""
     dtype = _dtype((a, b, c), ("a", "b", "c"))
     q = _queue(queue)
+    fast_tf32 = _fast_tf32(compute)
     (a_mem, a_start), (b_mem, b_start), (c_mem, c_start) = _buffer(a, "a"), _buffer(b, "b"), _buffer(c, "c")
 
     def shifted(offsets, start, name):
@@ -198,7 +221,7 @@ def gemmBatched(queue, m, n, k, a, b, c, alphas, betas, a_ld, b_ld, c_ld, a_offs
         dtype, _row_major(layout), bool(a_transp), bool(b_transp), m, n, k, [float(x) for x in alphas],
         a_mem, shifted(a_offsets, a_start, "a_offsets"), a_ld,
         b_mem, shifted(b_offsets, b_start, "b_offsets"), b_ld,
-        [float(x) for x in betas], c_mem, shifted(c_offsets, c_start, "c_offsets"), c_ld, q,
+        [float(x) for x in betas], c_mem, shifted(c_offsets, c_start, "c_offsets"), c_ld, q, fast_tf32,
     )
     return _event(pointer)
 
@@ -215,20 +238,25 @@ def _host_operand(x: np.ndarray, dtype) -> Tuple[np.ndarray, bool]:
     return np.require(x, dtype, ["C", "A"]), False
 
 
-def matmul(a, b) -> np.ndarray:
+def matmul(a, b, *, compute="default") -> np.ndarray:
     """``a @ b`` for 2-D NumPy arrays, on the default device (``FEWFIT_DEVICE``).
 
-    float32 when both are float32 (or narrower), float64 when either is; the result is a new
-    C-ordered array. C- and Fortran-ordered inputs are read in place (copied to the device).
+    In the dtype NumPy's ``a @ b`` gives, but at least float32: float16 where NumPy's is float16
+    (computed in float32, rounded once), float64 where either is; ``compute="tf32"`` as in
+    :func:`gemm`. The result is a new C-ordered array. C- and Fortran-ordered inputs are read in
+    place (copied to the device).
     """
     a, b = np.asarray(a), np.asarray(b)
+    fast_tf32 = _fast_tf32(compute)
     for x, name in ((a, "a"), (b, "b")):
         if x.ndim != 2:
             raise _invalid(name, f"an array of {x.ndim} dimensions", "must be a matrix (2 dimensions)")
     (m, k), (k2, n) = a.shape, b.shape
     if k2 != k:
         raise _invalid("b", f"{k2}x{n}", f"has {k2} rows, a has {k} columns")
-    dtype = np.result_type(a.dtype, b.dtype, np.float32)
+    dtype = np.result_type(a.dtype, b.dtype)
+    if dtype != np.float16:
+        dtype = np.result_type(dtype, np.float32)
     if dtype.kind != "f":
         raise _invalid("a", dtype, "must hold real numbers")
     ad, a_t = _host_operand(a, dtype)
@@ -238,7 +266,7 @@ def matmul(a, b) -> np.ndarray:
         dtype.name, True, a_t, b_t, m, n, k, 1.0,
         ad.ctypes.data, ad.size, max(1, ad.shape[1]),
         bd.ctypes.data, bd.size, max(1, bd.shape[1]),
-        0.0, c.ctypes.data, c.size, max(1, n),
+        0.0, c.ctypes.data, c.size, max(1, n), fast_tf32,
     )
     return c
 
@@ -269,13 +297,15 @@ class Explanation:
         return self.text
 
 
-def explain(m, n, k, a_transp=False, b_transp=False, queue=None, layout="row") -> Explanation:
-    """The variant fewfit picks for an M x N x K GEMM on a queue's device (the default device
-    without one), with its path through that device class's tree. Row-major as :func:`gemm`
-    (``layout="col"`` for column-major); nothing is built or run."""
+def explain(m, n, k, a_transp=False, b_transp=False, queue=None, layout="row", dtype=np.float32,
+            compute="default") -> Explanation:
+    """The variant fewfit picks for an M x N x K GEMM of ``dtype`` on a queue's device (the default
+    device without one), with its path through the tree of that device class and of the precision
+    the call runs in (``compute`` as in :func:`gemm`). Row-major as :func:`gemm` (``layout="col"``
+    for column-major); nothing is built or run."""
     q = None if queue is None else _queue(queue)
     cls, name, vid, leaf, path, features, text = _native.explain(
-        m, n, k, _row_major(layout), bool(a_transp), bool(b_transp), q
+        m, n, k, _row_major(layout), bool(a_transp), bool(b_transp), q, np.dtype(dtype).name, _fast_tf32(compute)
     )
     return Explanation(cls, name, vid, leaf, [Step(*s) for s in path], dict(features), text)
 
@@ -294,6 +324,7 @@ class Device:
     local_mem_bytes: int
     max_alloc_bytes: int
     fp64: bool
+    tensor_cores: bool
 
     def __str__(self) -> str:
         return f"{self.name} ({self.platform_version}; class {self.device_class}; driver {self.driver})"
@@ -305,11 +336,12 @@ def device(queue=None) -> Device:
     return Device(**_native.device(q))
 
 
-def warm_up(queue=None, dtype=np.float32) -> None:
-    """Builds now the variants the device's tree can pick in ``dtype`` (float32 or float64), so
-    that no later call compiles (the first call of a process otherwise does)."""
+def warm_up(queue=None, dtype=np.float32, *, compute="default") -> None:
+    """Builds now the variants the device's tree can pick in ``dtype`` (float32, float64 or
+    float16; with ``compute="tf32"``, those a float32 call with it runs), so that no later call
+    compiles (the first call of a process otherwise does)."""
     q = None if queue is None else _queue(queue)
-    _native.warm_up(np.dtype(dtype).name, q)
+    _native.warm_up(np.dtype(dtype).name, q, _fast_tf32(compute))
 
 
 def clear_cache() -> int:

@@ -9,7 +9,8 @@
 
 use std::ffi::c_void;
 
-use fewfit::{DefaultDevice, Element, Engine, Error, GemmSpec, Layout, Precision, Selection, Transpose};
+use fewfit::half::f16;
+use fewfit::{Compute, DefaultDevice, Element, Engine, Error, GemmSpec, Layout, Precision, Selection, Transpose};
 use fewfit_codegen::ShapeFeatures;
 use opencl3::memory::{get_mem_object_info, CL_MEM_SIZE};
 use opencl3::types::{cl_command_queue, cl_event, cl_mem};
@@ -69,6 +70,8 @@ fn size(name: &'static str, v: i64) -> Result<usize> {
 enum Dtype {
     F32,
     F64,
+    /// IEEE binary16 (NumPy's float16): computed in f32, with f32 alpha and beta.
+    F16,
 }
 
 impl Dtype {
@@ -76,9 +79,10 @@ impl Dtype {
         match name {
             "float32" => Ok(Dtype::F32),
             "float64" => Ok(Dtype::F64),
+            "float16" => Ok(Dtype::F16),
             other => Err(Error::Unavailable {
                 what: format!("a {other} GEMM"),
-                reason: "fewfit's kernels compute in float32 and float64".into(),
+                reason: "fewfit's kernels take float16, float32 and float64".into(),
             }),
         }
     }
@@ -87,7 +91,17 @@ impl Dtype {
         match self {
             Dtype::F32 => Precision::F32,
             Dtype::F64 => Precision::F64,
+            Dtype::F16 => Precision::F16,
         }
+    }
+}
+
+/// The compute mode the wrapper passes: whether float32 may run on TF32 tensor cores (`compute="tf32"`).
+fn compute(fast_tf32: bool) -> Compute {
+    if fast_tf32 {
+        Compute::FastTf32
+    } else {
+        Compute::Default
     }
 }
 
@@ -154,13 +168,13 @@ type Operand = (usize, i64, i64);
 unsafe fn enqueue<T: Element>(
     queue: usize,
     spec: &GemmSpec,
-    alpha: T,
+    alpha: T::Scalar,
     [a, b, c]: [usize; 3],
-    beta: T,
+    beta: T::Scalar,
     wait: &[usize],
 ) -> Result<usize> {
     let wait: Vec<cl_event> = wait.iter().map(|&e| e as cl_event).collect();
-    let event = fewfit::enqueue_raw(
+    let event = fewfit::enqueue_raw::<T>(
         queue_of(queue)?,
         spec,
         alpha,
@@ -175,11 +189,11 @@ unsafe fn enqueue<T: Element>(
 }
 
 /// C = alpha·op(A)·op(B) + beta·C on buffers, as a strided batch of `batch_count` items (1 for a
-/// plain GEMM), the arguments of CLBlast's `XgemmStridedBatched`. Returns the event's handle, which
-/// the caller owns.
+/// plain GEMM), the arguments of CLBlast's `XgemmStridedBatched`; `fast_tf32` lets float32 run on
+/// TF32 tensor cores. Returns the event's handle, which the caller owns.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
-#[pyo3(signature = (dtype, row_major, a_transp, b_transp, m, n, k, alpha, a, b, beta, c, batch_count, a_stride, b_stride, c_stride, queue))]
+#[pyo3(signature = (dtype, row_major, a_transp, b_transp, m, n, k, alpha, a, b, beta, c, batch_count, a_stride, b_stride, c_stride, queue, fast_tf32))]
 fn gemm(
     py: Python<'_>,
     dtype: &str,
@@ -199,12 +213,14 @@ fn gemm(
     b_stride: i64,
     c_stride: i64,
     queue: usize,
+    fast_tf32: bool,
 ) -> PyResult<usize> {
     let dtype = Dtype::parse(dtype).map_err(|e| to_py(py, e))?;
     run(py, move || {
         let shape = Shape::new(row_major, a_transp, b_transp, (m, n, k))?;
         let spec = shape
             .spec()
+            .with_compute(compute(fast_tf32))
             .with_ld(size("a_ld", a.2)?, size("b_ld", b.2)?, size("c_ld", c.2)?)
             .with_offsets(size("a_offset", a.1)?, size("b_offset", b.1)?, size("c_offset", c.1)?)
             .with_batch(
@@ -219,6 +235,7 @@ fn gemm(
             match dtype {
                 Dtype::F32 => enqueue::<f32>(queue, &spec, alpha as f32, mems, beta as f32, &[]),
                 Dtype::F64 => enqueue::<f64>(queue, &spec, alpha, mems, beta, &[]),
+                Dtype::F16 => enqueue::<f16>(queue, &spec, alpha as f32, mems, beta as f32, &[]),
             }
         }
     })
@@ -235,10 +252,11 @@ fn mem_len(mem: usize, bytes: usize) -> Result<usize> {
 /// A batch with per-item alphas, betas and offsets, the arguments of CLBlast's `XgemmBatched`.
 /// Equal alphas and betas with offsets of a constant stride (and C items that do not overlap) run
 /// as one strided launch; otherwise each item is launched after the previous one. Every item is
-/// checked before the first launch. Returns the last launch's event handle.
+/// checked before the first launch; `fast_tf32` as in [`gemm`]. Returns the last launch's event
+/// handle.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
-#[pyo3(signature = (dtype, row_major, a_transp, b_transp, m, n, k, alphas, a, a_offsets, a_ld, b, b_offsets, b_ld, betas, c, c_offsets, c_ld, queue))]
+#[pyo3(signature = (dtype, row_major, a_transp, b_transp, m, n, k, alphas, a, a_offsets, a_ld, b, b_offsets, b_ld, betas, c, c_offsets, c_ld, queue, fast_tf32))]
 fn gemm_batched(
     py: Python<'_>,
     dtype: &str,
@@ -260,11 +278,13 @@ fn gemm_batched(
     c_offsets: Vec<i64>,
     c_ld: i64,
     queue: usize,
+    fast_tf32: bool,
 ) -> PyResult<usize> {
     let dtype = Dtype::parse(dtype).map_err(|e| to_py(py, e))?;
     run(py, move || {
         let shape = Shape::new(row_major, a_transp, b_transp, (m, n, k))?;
         let base = shape.spec().with_ld(size("a_ld", a_ld)?, size("b_ld", b_ld)?, size("c_ld", c_ld)?);
+        let base = base.with_compute(compute(fast_tf32));
         let count = alphas.len();
         for (name, len) in [
             ("betas", betas.len()),
@@ -283,15 +303,13 @@ fn gemm_batched(
         let offsets = |name, v: &[i64]| v.iter().map(|&o| size(name, o)).collect::<Result<Vec<usize>>>();
         let offsets =
             [offsets("a_offsets", &a_offsets)?, offsets("b_offsets", &b_offsets)?, offsets("c_offsets", &c_offsets)?];
+        let single = |v: &[f64]| v.iter().map(|&x| x as f32).collect::<Vec<f32>>();
         // SAFETY: as in `gemm`.
         unsafe {
             match dtype {
-                Dtype::F32 => {
-                    let (alphas, betas): (Vec<f32>, Vec<f32>) =
-                        (alphas.iter().map(|&x| x as f32).collect(), betas.iter().map(|&x| x as f32).collect());
-                    batched(queue, &base, &alphas, [a, b, c], &offsets, &betas)
-                }
-                Dtype::F64 => batched(queue, &base, &alphas, [a, b, c], &offsets, &betas),
+                Dtype::F32 => batched::<f32>(queue, &base, &single(&alphas), [a, b, c], &offsets, &single(&betas)),
+                Dtype::F64 => batched::<f64>(queue, &base, &alphas, [a, b, c], &offsets, &betas),
+                Dtype::F16 => batched::<f16>(queue, &base, &single(&alphas), [a, b, c], &offsets, &single(&betas)),
             }
         }
     })
@@ -304,19 +322,19 @@ fn gemm_batched(
 unsafe fn batched<T: Element>(
     queue: usize,
     base: &GemmSpec,
-    alphas: &[T],
+    alphas: &[T::Scalar],
     mems: [usize; 3],
     offsets: &[Vec<usize>; 3],
-    betas: &[T],
+    betas: &[T::Scalar],
 ) -> Result<usize> {
     let count = alphas.len();
     if count == 0 {
-        return enqueue(queue, &base.with_batch(0, 0, 0, 0), T::ZERO, mems, T::ZERO, &[]);
+        return enqueue::<T>(queue, &base.with_batch(0, 0, 0, 0), T::SCALAR_ZERO, mems, T::SCALAR_ZERO, &[]);
     }
     // Overlapping C items (say, all offsets equal) go one by one below, in order.
     let item_offsets = [offsets[0].as_slice(), offsets[1].as_slice(), offsets[2].as_slice()];
     if let Some(spec) = base.as_strided_batch(alphas, betas, item_offsets) {
-        return enqueue(queue, &spec, alphas[0], mems, betas[0], &[]);
+        return enqueue::<T>(queue, &spec, alphas[0], mems, betas[0], &[]);
     }
     // Every item is checked before the first launch: the largest offsets need the longest buffers.
     let max = [0, 1, 2].map(|i| offsets[i].iter().copied().max().unwrap_or(0));
@@ -335,7 +353,7 @@ unsafe fn batched<T: Element>(
     for i in 0..count {
         let spec = base.with_offsets(offsets[0][i], offsets[1][i], offsets[2][i]);
         let wait: Vec<usize> = previous.into_iter().collect();
-        let launched = enqueue(queue, &spec, alphas[i], mems, betas[i], &wait);
+        let launched = enqueue::<T>(queue, &spec, alphas[i], mems, betas[i], &wait);
         if let Some(p) = previous.take() {
             // The next launch holds its own dependency on it.
             let _ = opencl3::event::release_event(p as cl_event);
@@ -347,10 +365,10 @@ unsafe fn batched<T: Element>(
 
 /// C = alpha·op(A)·op(B) + beta·C on host memory through the default device (`fewfit.matmul`).
 /// Addresses and lengths (elements) come from NumPy arrays the wrapper keeps alive and made
-/// contiguous and aligned; `dtype` is theirs.
+/// contiguous and aligned; `dtype` is theirs; `fast_tf32` as in [`gemm`].
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
-#[pyo3(signature = (dtype, row_major, a_transp, b_transp, m, n, k, alpha, a, a_len, a_ld, b, b_len, b_ld, beta, c, c_len, c_ld))]
+#[pyo3(signature = (dtype, row_major, a_transp, b_transp, m, n, k, alpha, a, a_len, a_ld, b, b_len, b_ld, beta, c, c_len, c_ld, fast_tf32))]
 fn gemm_host(
     py: Python<'_>,
     dtype: &str,
@@ -371,14 +389,22 @@ fn gemm_host(
     c: usize,
     c_len: usize,
     c_ld: i64,
+    fast_tf32: bool,
 ) -> PyResult<()> {
     let dtype = Dtype::parse(dtype).map_err(|e| to_py(py, e))?;
     run(py, move || {
         let shape = Shape::new(row_major, a_transp, b_transp, (m, n, k))?;
         let spec = shape.spec().with_ld(size("a_ld", a_ld)?, size("b_ld", b_ld)?, size("c_ld", c_ld)?);
+        let spec = spec.with_compute(compute(fast_tf32));
         // SAFETY: the wrapper passes the data of live, contiguous, aligned arrays of these lengths
-        // and this dtype; C is not shared with A or B (it is a fresh array).
-        unsafe fn host<T: Element>(spec: &GemmSpec, alpha: T, [a, b, c]: [(usize, usize); 3], beta: T) -> Result<()> {
+        // and this dtype (NumPy's float16 is IEEE binary16, as `half::f16`); C is not shared with A
+        // or B (it is a fresh array).
+        unsafe fn host<T: Element>(
+            spec: &GemmSpec,
+            alpha: T::Scalar,
+            [a, b, c]: [(usize, usize); 3],
+            beta: T::Scalar,
+        ) -> Result<()> {
             let slice = |(p, len): (usize, usize)| {
                 if len == 0 {
                     &[][..]
@@ -387,13 +413,14 @@ fn gemm_host(
                 }
             };
             let c = if c.1 == 0 { &mut [][..] } else { std::slice::from_raw_parts_mut(c.0 as *mut T, c.1) };
-            fewfit::gemm_host(spec, alpha, slice(a), slice(b), beta, c)
+            fewfit::gemm_host::<T>(spec, alpha, slice(a), slice(b), beta, c)
         }
         let parts = [(a, a_len), (b, b_len), (c, c_len)];
         unsafe {
             match dtype {
                 Dtype::F32 => host::<f32>(&spec, alpha as f32, parts, beta as f32),
                 Dtype::F64 => host::<f64>(&spec, alpha, parts, beta),
+                Dtype::F16 => host::<f16>(&spec, alpha as f32, parts, beta as f32),
             }
         }
     })
@@ -408,20 +435,22 @@ fn engine(queue: Option<usize>) -> Result<std::sync::Arc<Engine>> {
     Engine::for_queue(queue)
 }
 
-/// Builds the variants the device's tree can pick for `dtype`, so that no later call compiles.
+/// The precision a call of `dtype` with `fast_tf32` runs in on the engine's device (TF32 only
+/// where it has tensor cores; an error for float64 without fp64).
+fn runs_as(engine: &Engine, dtype: Dtype, fast_tf32: bool) -> Result<Precision> {
+    let spec = GemmSpec::row_major(1, 1, 1).with_compute(compute(fast_tf32));
+    engine.runs_as(spec.precision(dtype.precision()))
+}
+
+/// Builds the variants the device's tree can pick for `dtype` (with `fast_tf32`, the TF32 set where
+/// the device has tensor cores), so that no later call compiles.
 #[pyfunction]
-#[pyo3(signature = (dtype, queue=None))]
-fn warm_up(py: Python<'_>, dtype: &str, queue: Option<usize>) -> PyResult<()> {
+#[pyo3(signature = (dtype, queue=None, fast_tf32=false))]
+fn warm_up(py: Python<'_>, dtype: &str, queue: Option<usize>, fast_tf32: bool) -> PyResult<()> {
     let dtype = Dtype::parse(dtype).map_err(|e| to_py(py, e))?;
     run(py, move || {
         let engine = engine(queue)?;
-        if matches!(dtype, Dtype::F64) && !engine.info.fp64 {
-            return Err(Error::Unavailable {
-                what: "f64 GEMM".into(),
-                reason: format!("{} has no fp64", engine.info.name),
-            });
-        }
-        engine.warm_up(dtype.precision())
+        engine.warm_up(runs_as(&engine, dtype, fast_tf32)?)
     })
 }
 
@@ -454,13 +483,15 @@ fn device<'py>(py: Python<'py>, queue: Option<usize>) -> PyResult<Bound<'py, PyD
     d.set_item("local_mem_bytes", info.local_mem_bytes)?;
     d.set_item("max_alloc_bytes", info.max_alloc_bytes)?;
     d.set_item("fp64", info.fp64)?;
+    d.set_item("tensor_cores", info.tensor_cores)?;
     Ok(d)
 }
 
-/// The variant the device's tree for `dtype` picks for a GEMM and its path through the tree: (class,
-/// variant name, variant id, leaf, [(feature, value, threshold, went_le)], features dict, text).
+/// The variant the device's tree for `dtype` (with `fast_tf32`: the precision such a call runs in)
+/// picks for a GEMM and its path through the tree: (class, variant name, variant id, leaf,
+/// [(feature, value, threshold, went_le)], features dict, text).
 #[pyfunction]
-#[pyo3(signature = (m, n, k, row_major, a_transp, b_transp, queue=None, dtype="float32"))]
+#[pyo3(signature = (m, n, k, row_major, a_transp, b_transp, queue=None, dtype="float32", fast_tf32=false))]
 #[allow(clippy::type_complexity, clippy::too_many_arguments)]
 fn explain<'py>(
     py: Python<'py>,
@@ -472,13 +503,14 @@ fn explain<'py>(
     b_transp: bool,
     queue: Option<usize>,
     dtype: &str,
+    fast_tf32: bool,
 ) -> PyResult<(String, String, String, usize, Vec<(String, u64, u64, bool)>, Bound<'py, PyDict>, String)> {
     let dtype = Dtype::parse(dtype).map_err(|e| to_py(py, e))?;
     let (e, text) = run(py, move || {
         let shape = Shape::new(row_major, a_transp, b_transp, (m, n, k))?;
         let engine = engine(queue)?;
         let features = shape.spec().kernel_features().with_compute_units(engine.info.compute_units as u64);
-        let e = fewfit::explain(engine.info.class, dtype.precision(), features);
+        let e = fewfit::explain(engine.info.class, runs_as(&engine, dtype, fast_tf32)?, features);
         let text = e.to_string();
         Ok((e, text))
     })?;

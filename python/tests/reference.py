@@ -5,14 +5,28 @@ import numpy as np
 
 
 def dtypes_for(fp64):
-    return [np.float32, np.float64] if fp64 else [np.float32]
+    return [np.float32, np.float64, np.float16] if fp64 else [np.float32, np.float16]
+
+
+# The unit roundoff of IEEE binary16.
+F16_UNIT_ROUNDOFF = 2.0**-11
 
 
 def tolerance(dtype, k):
-    """Relative plus absolute, per precision, growing with K (inputs in [-1, 1])."""
-    if np.dtype(dtype) == np.float32:
+    """Relative plus absolute, per precision, growing with K (inputs in [-1, 1]). float16 computes
+    in float32 and rounds C once: float32's tolerance plus one rounding to binary16."""
+    dtype = np.dtype(dtype)
+    if dtype == np.float32:
         return dict(rtol=1e-4, atol=2e-6 * max(k, 1))
+    if dtype == np.float16:
+        return dict(rtol=1e-4 + F16_UNIT_ROUNDOFF, atol=2e-6 * max(k, 1))
     return dict(rtol=1e-10, atol=1e-13 * max(k, 1))
+
+
+def tf32_tolerance(k):
+    """float32 data with products on TF32 tensor cores (inputs rounded to 10-bit mantissas,
+    float32 accumulation), inputs in [-1, 1]."""
+    return dict(rtol=2.0**-10, atol=2.0**-10 * max(k, 1))
 
 
 def indices(offset, rows, cols, ld, row_major):

@@ -1,6 +1,6 @@
-"""The pyclblast-style calls on pyopencl Arrays against NumPy: edge shapes, both layouts, all
-transposes, offsets and padded leading dimensions, strided and per-item batches, and the margins
-around C left untouched."""
+"""The pyclblast-style calls on pyopencl Arrays against NumPy, in float32, float64 and float16: edge
+shapes, both layouts, all transposes, offsets and padded leading dimensions, strided and per-item
+batches, the margins around C left untouched, and the TF32 compute mode."""
 
 import inspect
 
@@ -10,7 +10,7 @@ import pyopencl.array as cla
 import pytest
 
 import fewfit
-from reference import extent, random_buffer, reference, stored, tolerance
+from reference import extent, random_buffer, reference, stored, tf32_tolerance, tolerance
 
 # (m, n, k): ones, odd sizes around the tiles, thin and wide, and empty products.
 SHAPES = [
@@ -18,7 +18,7 @@ SHAPES = [
     (64, 64, 64), (65, 63, 129), (128, 96, 40), (0, 5, 3), (5, 0, 3), (5, 3, 0),
 ]
 TRANSPOSES = [(False, False), (True, False), (False, True), (True, True)]
-DTYPES = [np.float32, np.float64]
+DTYPES = [np.float32, np.float64, np.float16]
 
 
 @pytest.fixture
@@ -28,7 +28,8 @@ def dtype(request, fp64):
     return request.param
 
 
-def run_gemm(queue, rng, dtype, row_major, ta, tb, m, n, k, alpha, beta, offsets=(0, 0, 0), pads=(0, 0, 0)):
+def run_gemm(queue, rng, dtype, row_major, ta, tb, m, n, k, alpha, beta, offsets=(0, 0, 0), pads=(0, 0, 0),
+             compute="default"):
     """One fewfit.gemm on random buffers; returns (result buffer of C, expected)."""
     lines = (stored(m, k, ta, row_major), stored(k, n, tb, row_major), stored(m, n, False, row_major))
     lda, ldb, ldc = (max(1, length) + pad for (_, length), pad in zip(lines, pads))
@@ -39,6 +40,7 @@ def run_gemm(queue, rng, dtype, row_major, ta, tb, m, n, k, alpha, beta, offsets
     event = fewfit.gemm(
         queue, m, n, k, a_d, b_d, c_d, lda, ldb, ldc, alpha=alpha, beta=beta, a_transp=ta, b_transp=tb,
         a_offset=offsets[0], b_offset=offsets[1], c_offset=offsets[2], layout="row" if row_major else "col",
+        compute=compute,
     )
     assert isinstance(event, cl.Event)
     event.wait()
@@ -200,11 +202,48 @@ def positional(signature):
 
 @pytest.mark.parametrize("name", sorted(PYCLBLAST_SIGNATURES))
 def test_signatures_are_pyclblasts(name):
-    """Same names, order and defaults; fewfit adds only the keyword-only `layout`."""
+    """Same names, order and defaults; fewfit adds only the keyword-only `layout` and `compute`."""
     signature = inspect.signature(getattr(fewfit, name))
     assert positional(signature) == PYCLBLAST_SIGNATURES[name]
     extra = [p.name for p in signature.parameters.values() if p.kind != inspect.Parameter.POSITIONAL_OR_KEYWORD]
-    assert extra == ["layout"]
+    assert extra == ["layout", "compute"]
+
+
+@pytest.mark.parametrize("ta,tb", TRANSPOSES, ids=["nn", "tn", "nt", "tt"])
+def test_tf32_compute(queue, rng, ta, tb):
+    """compute="tf32": float32 within TF32's tolerance (on a device without tensor cores, float32's)."""
+    k = 70
+    got, expected = run_gemm(queue, rng, np.float32, True, ta, tb, 33, 20, k, 1.5, -0.5, compute="tf32")
+    np.testing.assert_allclose(got, expected, **(tf32_tolerance(k) if fewfit.device(queue).tensor_cores
+                                                 else tolerance(np.float32, k)))
+
+
+def test_tf32_compute_of_the_batches(queue, rng):
+    m, n, k, count = 9, 14, 40, 3
+    a = random_buffer(rng, m * k * count, np.float32, 0)
+    b = random_buffer(rng, k * n * count, np.float32, 0)
+    c = random_buffer(rng, m * n * count, np.float32, 0)
+    tol = tf32_tolerance(k) if fewfit.device(queue).tensor_cores else tolerance(np.float32, k)
+    a_d, b_d = cla.to_device(queue, a), cla.to_device(queue, b)
+    expected = c.astype(np.float64)
+    for i in range(count):
+        expected = reference(True, False, False, m, n, k, 0.5, a, i * m * k, k, b, i * k * n, n, 1.0, expected,
+                             i * m * n, n)
+    c_d = cla.to_device(queue, c)
+    fewfit.gemmStridedBatched(queue, m, n, k, count, a_d, b_d, c_d, k, n, n, m * k, k * n, m * n, alpha=0.5,
+                              beta=1.0, compute="tf32").wait()
+    np.testing.assert_allclose(c_d.get(), expected, **tol)
+    c_d = cla.to_device(queue, c)
+    offsets = ([i * m * k for i in range(count)], [i * k * n for i in range(count)], [i * m * n for i in range(count)])
+    fewfit.gemmBatched(queue, m, n, k, a_d, b_d, c_d, [0.5] * count, [1.0] * count, k, n, n, *offsets,
+                       compute="tf32").wait()
+    np.testing.assert_allclose(c_d.get(), expected, **tol)
+
+
+def test_unknown_compute(queue):
+    x = cla.zeros(queue, 16, np.float32)
+    with pytest.raises(fewfit.InvalidArgumentError, match=r"`compute` = 'fp8': must be \"default\" or \"tf32\""):
+        fewfit.gemm(queue, 2, 2, 2, x, x, x, 2, 2, 2, compute="fp8")
 
 
 def test_arrays_from_a_memory_pool(queue, rng):

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import fewfit
+from reference import tolerance
 
 SHAPES = [(1, 1, 1), (3, 1, 7), (1, 9, 4), (37, 29, 41), (64, 128, 32), (100, 3, 250), (0, 4, 3), (4, 0, 3),
           (4, 3, 0)]
@@ -16,7 +17,7 @@ def default_device(queue):
     return fewfit.device()
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
 @pytest.mark.parametrize("order_a,order_b", [("C", "C"), ("F", "C"), ("C", "F"), ("F", "F")])
 @pytest.mark.parametrize("m,n,k", SHAPES, ids=[f"{m}x{n}x{k}" for m, n, k in SHAPES])
 def test_matmul_matches_numpy(rng, dtype, order_a, order_b, m, n, k):
@@ -26,8 +27,27 @@ def test_matmul_matches_numpy(rng, dtype, order_a, order_b, m, n, k):
     b = np.asarray(rng.uniform(-1, 1, (k, n)), dtype=dtype, order=order_b)
     c = fewfit.matmul(a, b)
     assert c.dtype == dtype and c.shape == (m, n) and c.flags.c_contiguous
-    tol = dict(rtol=1e-4, atol=2e-6 * max(k, 1)) if dtype == np.float32 else dict(rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(c, a.astype(np.float64) @ b.astype(np.float64), **tolerance(dtype, k))
+
+
+def test_matmul_dtypes_follow_numpy_but_at_least_float32(rng):
+    """float16 with float16 stays float16, as NumPy's; with float32 it is float32."""
+    a = rng.uniform(-1, 1, (5, 7)).astype(np.float16)
+    b = rng.uniform(-1, 1, (7, 3)).astype(np.float16)
+    assert fewfit.matmul(a, b).dtype == np.float16
+    mixed = fewfit.matmul(a, b.astype(np.float32))
+    assert mixed.dtype == np.float32
+    np.testing.assert_allclose(mixed, a.astype(np.float64) @ b.astype(np.float64), **tolerance(np.float32, 7))
+
+
+def test_matmul_tf32_compute(rng):
+    a = rng.uniform(-1, 1, (40, 300)).astype(np.float32)
+    b = rng.uniform(-1, 1, (300, 20)).astype(np.float32)
+    c = fewfit.matmul(a, b, compute="tf32")
+    tol = dict(rtol=2.0**-10, atol=2.0**-10 * 300) if fewfit.device().tensor_cores else tolerance(np.float32, 300)
     np.testing.assert_allclose(c, a.astype(np.float64) @ b, **tol)
+    with pytest.raises(fewfit.InvalidArgumentError, match=r"`compute`"):
+        fewfit.matmul(a, b, compute="bf16")
 
 
 def test_matmul_of_views_and_mixed_types(rng):
@@ -58,6 +78,20 @@ def test_device_of_a_queue_and_the_default(queue):
     assert str(fewfit.device()).startswith(fewfit.device().name)
 
 
+def test_explain_of_each_dtype(queue):
+    """The tree of the precision the call runs in: f16 for float16, tf32 for float32 with
+    compute="tf32" where the device has tensor cores (else f32)."""
+    tf32 = "tf32" if fewfit.device(queue).tensor_cores else "f32"
+    for dtype, compute, precision in [(np.float16, "default", "f16"), (np.float32, "tf32", tf32),
+                                      (np.float32, "default", "f32")]:
+        e = fewfit.explain(64, 64, 64, queue=queue, dtype=dtype, compute=compute)
+        assert f"class {e.device_class}, {precision}:" in str(e) and e.variant in str(e)
+        for step in e.path:
+            assert step.went_le == (step.value <= step.threshold)
+    with pytest.raises(fewfit.UnavailableError, match="int8"):
+        fewfit.explain(2, 2, 2, queue=queue, dtype=np.int8)
+
+
 def test_explain_walks_the_tree(queue):
     e = fewfit.explain(1, 4096, 4096, queue=queue)
     assert e.device_class == fewfit.device(queue).device_class
@@ -74,18 +108,23 @@ def test_explain_walks_the_tree(queue):
         fewfit.explain(3, 3, -2)
 
 
-def test_warm_up_then_calls_build_nothing(queue, rng):
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_warm_up_then_calls_build_nothing(queue, rng, dtype):
     import pyopencl.array as cla
 
-    fewfit.warm_up(queue)
+    fewfit.warm_up(queue, dtype)
     before = sum(fewfit.build_stats())
-    a = cla.to_device(queue, rng.uniform(-1, 1, 300 * 300).astype(np.float32))
-    c = cla.zeros(queue, 300 * 300, np.float32)
+    a = cla.to_device(queue, rng.uniform(-1, 1, 300 * 300).astype(dtype))
+    c = cla.zeros(queue, 300 * 300, dtype)
     for m, n, k in [(1, 300, 300), (300, 300, 300), (17, 5, 290)]:
         fewfit.gemm(queue, m, n, k, a, a, c, k, n, n).wait()
     assert sum(fewfit.build_stats()) == before
-    with pytest.raises(fewfit.UnavailableError, match="float16"):
-        fewfit.warm_up(queue, np.float16)
+
+
+def test_warm_up_of_tf32_and_of_what_fewfit_does_not_compute_in(queue):
+    fewfit.warm_up(queue, np.float32, compute="tf32")
+    with pytest.raises(fewfit.UnavailableError, match="complex64"):
+        fewfit.warm_up(queue, np.complex64)
 
 
 def test_clear_cache_then_calls_work_again(queue, rng):

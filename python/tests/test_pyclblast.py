@@ -1,6 +1,7 @@
 """Side by side with pyclblast, where it installs (it builds from source against CLBlast: Debian's
 libclblast-dev): the same calls, with the same arguments, on the same arrays give the same C, the
-same event type and the same exception base class."""
+same event type and the same exception base class; float16 too, which fewfit runs where pyclblast
+cannot (a device without cl_khr_fp16)."""
 
 import inspect
 
@@ -10,7 +11,7 @@ import pyopencl.array as cla
 import pytest
 
 import fewfit
-from reference import tolerance
+from reference import reference, tolerance
 
 pyclblast = pytest.importorskip(
     "pyclblast", reason="pyclblast is not installed (pip install pyclblast needs CLBlast: libclblast-dev)"
@@ -97,3 +98,32 @@ def test_pyclblasts_errors_are_caught_the_same_way(queue):
     for module in (pyclblast, fewfit):
         with pytest.raises(RuntimeError):
             module.gemm(queue, 4, 4, 4, x, x, x, 2, 4, 4)
+
+
+@pytest.mark.parametrize("ta,tb", TRANSPOSES, ids=["nn", "tn", "nt", "tt"])
+def test_float16_as_pyclblast(queue, rng, ta, tb):
+    """pyclblast's float16 (CLBlast's Hgemm, half arithmetic) needs cl_khr_fp16 and raises a
+    RuntimeError without it; fewfit's runs on any device (float32 arithmetic, C rounded once) and
+    matches NumPy, and pyclblast where it runs."""
+    m, n, k = 31, 29, 37
+    a = cla.to_device(queue, rng.uniform(-1, 1, (k, m) if ta else (m, k)).astype(np.float16))
+    b = cla.to_device(queue, rng.uniform(-1, 1, (n, k) if tb else (k, n)).astype(np.float16))
+    c = cla.to_device(queue, rng.uniform(-1, 1, (m, n)).astype(np.float16))
+    lda, ldb = a.shape[1], b.shape[1]
+
+    def call(module, cc):
+        return module.gemm(queue, m, n, k, a, b, cc, lda, ldb, n, alpha=1.5, beta=0.5, a_transp=ta, b_transp=tb)
+
+    ours = c.copy()
+    call(fewfit, ours).wait()
+    expected = reference(True, ta, tb, m, n, k, 1.5, a.get().ravel(), 0, lda, b.get().ravel(), 0, ldb, 0.5,
+                         c.get().ravel(), 0, n)
+    np.testing.assert_allclose(ours.get().ravel(), expected, **tolerance(np.float16, k))
+    theirs = c.copy()
+    if "cl_khr_fp16" not in queue.device.extensions:
+        with pytest.raises(RuntimeError):
+            call(pyclblast, theirs)
+        return
+    call(pyclblast, theirs).wait()
+    # CLBlast computes in half: about sqrt(K) roundings of 2^-11 each.
+    np.testing.assert_allclose(ours.get(), theirs.get(), rtol=2e-2, atol=2e-2)
