@@ -15,11 +15,14 @@ pub enum Family {
     Direct,
     /// Register-blocked GEMM for CPUs: a block of C per work-item in vector registers, no local memory.
     Panel,
+    /// Tensor-core GEMM for f16, bf16 and tf32 (NVIDIA `mma.sync` by inline PTX; elsewhere an
+    /// emulation, for testing only): warps of 16 x 8 tiles, K slices staged in local memory as stored.
+    Mma,
 }
 
 impl Family {
     /// Every family, in a stable order.
-    pub const ALL: [Family; 3] = [Family::Xgemm, Family::Direct, Family::Panel];
+    pub const ALL: [Family; 4] = [Family::Xgemm, Family::Direct, Family::Panel, Family::Mma];
 
     /// The family's name as written in JSON and in variant ids.
     pub fn name(self) -> &'static str {
@@ -27,6 +30,7 @@ impl Family {
             Family::Xgemm => "xgemm",
             Family::Direct => "direct",
             Family::Panel => "panel",
+            Family::Mma => "mma",
         }
     }
 
@@ -36,6 +40,7 @@ impl Family {
             Family::Xgemm => "xgemm.cl",
             Family::Direct => "direct.cl",
             Family::Panel => "panel.cl",
+            Family::Mma => "mma.cl",
         }
     }
 
@@ -45,6 +50,7 @@ impl Family {
             Family::Xgemm => XGEMM_PARAMS,
             Family::Direct => DIRECT_PARAMS,
             Family::Panel => PANEL_PARAMS,
+            Family::Mma => MMA_PARAMS,
         }
     }
 
@@ -55,6 +61,7 @@ impl Family {
             Family::Xgemm => &[("VWK", 1), ("DB", 0), ("KSPLIT", 1), ("SWZ", 0), ("SK", 0), ("RP", 0)],
             Family::Direct => &[("VWD", 1), ("UKD", 1), ("RBR", 0), ("UKK", 0), ("KSPLIT", 1)],
             Family::Panel => &[("PA", 0)],
+            Family::Mma => &[],
         }
     }
 
@@ -64,6 +71,7 @@ impl Family {
             Family::Xgemm => XGEMM_CONSTRAINTS,
             Family::Direct => DIRECT_CONSTRAINTS,
             Family::Panel => PANEL_CONSTRAINTS,
+            Family::Mma => MMA_CONSTRAINTS,
         }
     }
 }
@@ -397,6 +405,41 @@ const PANEL_CONSTRAINTS: &[Constraint] = &[
     Constraint { name: "LM*LN <= 256", holds: |p| p("LM") * p("LN") <= 256 },
 ];
 
+const MMA_PARAMS: &[ParamSpec] = &[
+    ParamSpec { name: "MWG", meaning: "rows of C per work-group tile (M)", allowed: &[16, 32, 64, 128, 256] },
+    ParamSpec { name: "NWG", meaning: "columns of C per work-group tile (N)", allowed: &[16, 32, 64, 128, 256] },
+    ParamSpec {
+        name: "KWG",
+        meaning: "depth of the K slice staged per loop iteration (a multiple of the mma's 16 or 8)",
+        allowed: &[16, 32, 64],
+    },
+    ParamSpec { name: "WM", meaning: "warps along M in a work-group; each computes MWG/WM rows", allowed: POW2_1_8 },
+    ParamSpec { name: "WN", meaning: "warps along N in a work-group; each computes NWG/WN columns", allowed: POW2_1_8 },
+];
+
+const MMA_CONSTRAINTS: &[Constraint] = &[
+    Constraint { name: "MWG % (16*WM) == 0", holds: |p| p("MWG") % (16 * p("WM")) == 0 },
+    Constraint { name: "NWG % (8*WN) == 0", holds: |p| p("NWG") % (8 * p("WN")) == 0 },
+    Constraint { name: "WM*WN <= 16", holds: |p| p("WM") * p("WN") <= 16 },
+    Constraint { name: "(MWG/WM)*(NWG/WN) <= 4096", holds: |p| (p("MWG") / p("WM")) * (p("NWG") / p("WN")) <= 4096 },
+    Constraint {
+        name: "(MWG*KWG) % (512*WM*WN) == 0",
+        holds: |p| (p("MWG") * p("KWG")) % (512 * p("WM") * p("WN")) == 0,
+    },
+    Constraint {
+        name: "(NWG*KWG) % (512*WM*WN) == 0",
+        holds: |p| (p("NWG") * p("KWG")) % (512 * p("WM") * p("WN")) == 0,
+    },
+    Constraint { name: "2*(MWG+NWG)*(KWG*4+16) <= 49152", holds: |p| mma_local_bytes(p, 4) <= LOCAL_MEM_TARGET },
+];
+
+/// Bytes of local memory an mma variant declares for elements of `elem_bytes` bytes as stored (2 for
+/// f16 and bf16, 4 for tf32): two buffers of a slice, MWG rows of op(A) and NWG columns of op(B),
+/// each KWG elements and 16 bytes of padding (`SLICE` in kernels/mma.cl).
+fn mma_local_bytes(p: ParamLookup<'_>, elem_bytes: u32) -> u32 {
+    2 * (p("MWG") + p("NWG")) * (p("KWG") * elem_bytes + 16)
+}
+
 /// A kernel variant: a family and a value for each of its parameters.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Variant {
@@ -453,6 +496,8 @@ impl Variant {
     ///   along K), then `rbr` (RBR = 1), `ksplit{KSPLIT}`; e.g. `direct_2x32_k32_ksplitauto`.
     /// - panel: `panel_{LM*MV*VW}x{LN*NR}x{KC}`, then `pack{PA}` (PA not 0); e.g.
     ///   `panel_64x64x256_packlarge`.
+    /// - mma: `mma_{MWG}x{NWG}x{KWG}_w{WM}x{WN}` (the warps along M and N); e.g.
+    ///   `mma_128x128x32_w2x2`.
     ///
     /// Coded values are written by their names ([`named_values`]).
     pub fn name(&self) -> String {
@@ -496,6 +541,10 @@ impl Variant {
                 if p("PA") != 0 {
                     words.push(format!("pack{}", named("PA")));
                 }
+            }
+            Family::Mma => {
+                words.push(format!("{}x{}x{}", p("MWG"), p("NWG"), p("KWG")));
+                words.push(format!("w{}x{}", p("WM"), p("WN")));
             }
         }
         let mut name = self.family.name().to_string();
@@ -584,10 +633,13 @@ impl Variant {
         self.geometry().local.iter().product()
     }
 
-    /// Local memory one work-group needs, in bytes, for elements of `elem_bytes` bytes.
+    /// Local memory one work-group needs, in bytes, for elements of `elem_bytes` bytes: those of the
+    /// arithmetic (4 for f32, f16 and bf16, 8 for f64), but for the mma family, which stages
+    /// operands as stored, those of the storage (2 for f16 and bf16, 4 for tf32).
     pub fn local_mem_bytes(&self, elem_bytes: usize) -> usize {
         let p = |n: &str| self.get(n) as usize;
         let elems = match self.family {
+            Family::Mma => return mma_local_bytes(&|n| self.get(n), elem_bytes as u32) as usize,
             Family::Xgemm => xgemm_local_elems(&|n| self.get(n), elem_bytes as u32) as usize,
             Family::Direct => {
                 p("NDIMD") * p("KDIMD") * direct_reduced_rows(&|n| self.get(n)) as usize * p("WPTN") * p("VWD")
@@ -638,6 +690,19 @@ impl Variant {
                     1 => PackA::Always,
                     _ => PackA::WhereLarge,
                 },
+                transposing_stores: [false; 2],
+            },
+            Family::Mma => Geometry {
+                local: [32 * p("WM"), p("WN")],
+                tile: [p("MWG"), p("NWG")],
+                orientation: Orientation::ColumnMajorC,
+                k_splits: 1,
+                split_rule: SplitRule::AtomicAddLimits,
+                stream_k: 0,
+                k_step: p("KWG"),
+                pack_a: PackA::Never,
+                // The slices run along K: an operand contiguous along K is copied in as it is, so a
+                // copy transposed first would only add a transpose.
                 transposing_stores: [false; 2],
             },
         }
@@ -994,6 +1059,38 @@ mod tests {
         let mut wide = v.clone();
         wide.params.insert("MV".into(), 4);
         assert_eq!(wide.validate().unwrap_err().field, "MV*NR <= 28");
+    }
+
+    #[test]
+    fn mma_variants_shape_warps_of_mma_tiles_in_48_kib() {
+        let mma = |mwg, nwg, kwg, wm, wn| {
+            Variant::new(Family::Mma, &[("MWG", mwg), ("NWG", nwg), ("KWG", kwg), ("WM", wm), ("WN", wn)])
+        };
+        let v = mma(128, 128, 16, 2, 2);
+        assert_eq!(v.validate(), Ok(()));
+        assert_eq!(v.name(), "mma_128x128x16_w2x2");
+        assert_eq!(v.id(), "mma_kwg16_mwg128_nwg128_wm2_wn2");
+        assert_eq!(Variant::from_id(&v.id()), Some(v.clone()));
+        let g = v.geometry();
+        assert_eq!((g.local, g.tile, g.k_splits, g.stream_k), ([64, 2], [128, 128], 1, 0));
+        assert_eq!((g.orientation, g.transposing_stores), (Orientation::ColumnMajorC, [false; 2]));
+        assert_eq!(v.work_group_size(), 128);
+        // Two buffers of 256 rows (of op(A) and columns of op(B)), each KWG elements and 16 bytes.
+        assert_eq!(v.local_mem_bytes(2), 2 * 256 * (16 * 2 + 16));
+        assert_eq!(v.local_mem_bytes(4), 2 * 256 * (16 * 4 + 16));
+        assert_eq!(mma(64, 32, 32, 2, 1).validate(), Ok(()));
+        assert_eq!(mma(32, 64, 32, 1, 2).geometry().local, [32, 2]);
+        assert_eq!(mma(16, 16, 32, 1, 1).validate(), Ok(()));
+        let broken = |v: Variant| v.validate().unwrap_err().field;
+        assert_eq!(broken(mma(32, 32, 16, 4, 1)), "MWG % (16*WM) == 0", "warps of 8 rows");
+        assert_eq!(broken(mma(64, 16, 64, 1, 4)), "NWG % (8*WN) == 0", "warps of 4 columns");
+        assert_eq!(broken(mma(256, 256, 64, 8, 4)), "WM*WN <= 16");
+        assert_eq!(broken(mma(256, 256, 64, 2, 2)), "(MWG/WM)*(NWG/WN) <= 4096", "256 accumulators a lane");
+        assert_eq!(broken(mma(64, 64, 16, 2, 2)), "(MWG*KWG) % (512*WM*WN) == 0", "an 8 x 2 block a work-item");
+        assert_eq!(broken(mma(128, 32, 32, 4, 2)), "(NWG*KWG) % (512*WM*WN) == 0");
+        // 128 x 128 x 32 fits 48 KiB in 16-bit elements (40 KiB) but not in tf32's 32-bit ones.
+        assert_eq!(mma(128, 128, 32, 2, 2).local_mem_bytes(2), 40 * 1024);
+        assert_eq!(broken(mma(128, 128, 32, 2, 2)), "2*(MWG+NWG)*(KWG*4+16) <= 49152");
     }
 
     #[test]

@@ -10,7 +10,8 @@ use super::params::{Family, PackA, Variant};
 
 /// The template files under `kernels/`, by name: every consumer (build.rs, the runtime, the tuner)
 /// hands their texts to a [`Renderer`], so that all render the same sources.
-pub const TEMPLATE_FILES: [&str; 6] = ["common.cl", "macros.cl", "xgemm.cl", "direct.cl", "panel.cl", "scale.cl"];
+pub const TEMPLATE_FILES: [&str; 7] =
+    ["common.cl", "macros.cl", "xgemm.cl", "direct.cl", "panel.cl", "mma.cl", "scale.cl"];
 
 /// The kernel templates, parsed once; renders variants' OpenCL C sources.
 pub struct Renderer {
@@ -291,6 +292,26 @@ mod tests {
         let slice = &slice[..slice.find("barrier(CLK_LOCAL_MEM_FENCE);\n    }").unwrap()];
         assert_eq!(slice.matches("for (int p").count(), 1, "{slice}");
         assert!(!outer.contains("return;"), "{outer}");
+    }
+
+    #[test]
+    fn mma_renders_four_entry_points_with_both_paths() {
+        let v = Variant::new(Family::Mma, &[("MWG", 64), ("NWG", 32), ("KWG", 32), ("WM", 2), ("WN", 1)]);
+        assert_eq!(v.validate(), Ok(()));
+        let sources = render_sources(&v).unwrap();
+        assert_eq!((sources.split, sources.unpacked), (None, None), "one program: no split, no packing");
+        let s = sources.main;
+        assert!(s.contains("#define WM        2") && s.contains("#define KWG      32"));
+        for name in ["mma_am_bk", "mma_am_bn", "mma_ak_bk", "mma_ak_bn"] {
+            assert!(s.contains(&format!("void {name}(")), "{name}");
+        }
+        assert!(s.contains("reqd_work_group_size(32 * WM, WN, 1)"));
+        for ptx in ["mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "m16n8k16.row.col.f32.bf16.bf16.f32"] {
+            assert!(s.contains(ptx), "{ptx}");
+        }
+        assert!(s.contains("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32") && s.contains("cvt.rna.tf32.f32"));
+        assert!(s.contains("#if defined(NVIDIA_MMA)") && s.contains("inline void mma_emulated("));
+        assert!(!s.contains("transpose_operand") && !s.contains("atomic_add_real"));
     }
 
     #[test]

@@ -144,7 +144,7 @@ impl CompiledVariant {
         args.mem(p.b.mem)?.int(p.b.offset)?.int(p.b.ld)?;
         args.mem(p.c.mem)?.int(p.c.offset)?;
         match self.family {
-            Family::Xgemm => args.int(p.c.col_stride)?,
+            Family::Xgemm | Family::Mma => args.int(p.c.col_stride)?,
             Family::Direct | Family::Panel => args.int(p.c.row_stride)?.int(p.c.col_stride)?,
         };
         args.int(p.a.batch_stride)?.int(p.b.batch_stride)?.int(p.c.batch_stride)?;
@@ -153,7 +153,7 @@ impl CompiledVariant {
             Family::Xgemm => {
                 args.int(if stream_k_groups.is_some() { p.batch } else { splits })?;
             }
-            Family::Panel | Family::Direct => {
+            Family::Panel | Family::Direct | Family::Mma => {
                 args.int(splits)?;
             }
         }

@@ -528,4 +528,20 @@ mod tests {
         assert_eq!(deep_slices.geometry().splits_for(32, 32, 8191, 1, 2, AtomicAdd::CompareAndSwap), 1);
         assert_eq!(deep_slices.geometry().splits_for(32, 32, 8192, 1, 2, AtomicAdd::CompareAndSwap), 2);
     }
+
+    #[test]
+    fn mma_launches_as_an_unsplit_tile() {
+        // Whatever the shape: no split of K, no stream-K, no operand copied transposed first.
+        let v = Variant::new(Family::Mma, &[("MWG", 128), ("NWG", 128), ("KWG", 32), ("WM", 2), ("WN", 2)]);
+        assert_eq!(v.validate(), Ok(()));
+        let g = v.geometry();
+        assert_eq!((g.local, g.tile, g.k_step), ([64, 2], [128, 128], 32));
+        for (m, n, k) in [(64, 64, 1 << 20), (8192, 8192, 8192), (16, 16, 16)] {
+            for add in [AtomicAdd::CompareAndSwap, AtomicAdd::Reduction] {
+                assert_eq!(g.splits_for(m, n, k, 1, 132, add), 1);
+            }
+            assert_eq!(g.stream_k_groups(m, n, k, 1, 132), None);
+            assert!(!g.transposes_first(0, m, n, k) && !g.transposes_first(1, m, n, k) && !g.packs_a(m, n, k));
+        }
+    }
 }

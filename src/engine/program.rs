@@ -316,12 +316,13 @@ impl CompiledVariant {
 
 /// The kernel templates (`kernels/*.cl`), embedded: what renders variants outside the shipped set.
 #[cfg(feature = "tuning")]
-pub const KERNEL_TEMPLATES: [(&str, &str); 6] = [
+pub const KERNEL_TEMPLATES: [(&str, &str); 7] = [
     ("common.cl", include_str!("../../kernels/common.cl")),
     ("macros.cl", include_str!("../../kernels/macros.cl")),
     ("xgemm.cl", include_str!("../../kernels/xgemm.cl")),
     ("direct.cl", include_str!("../../kernels/direct.cl")),
     ("panel.cl", include_str!("../../kernels/panel.cl")),
+    ("mma.cl", include_str!("../../kernels/mma.cl")),
     ("scale.cl", include_str!("../../kernels/scale.cl")),
 ];
 
