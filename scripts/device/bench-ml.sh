@@ -2,7 +2,7 @@
 # On the lent GPU machine: the peer bench (scripts/device/bench.sh) on every real network's GEMM of
 # variants/shapes/train.txt (issue 5's "ML shapes"), with the oracle from the H200 datasets in
 # BENCH_DATA (default: the H200 data the shipped set was selected from). Outputs go to $OUT (or /tmp/peers-out).
-# Usage: bash scripts/device/bench-ml.sh [extra peers arguments]
+# Usage: [PRECISION=f32|f16|bf16|tf32] bash scripts/device/bench-ml.sh [extra peers arguments]   (PRECISION: see bench.sh)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 shapes=/tmp/fewfit-ml-shapes.txt
