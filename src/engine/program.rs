@@ -113,6 +113,15 @@ impl Program {
     }
 }
 
+/// The bytes of one element of a variant's local memory: the arithmetic type's, or the storage
+/// type's for the tensor-core family, which stages operands as stored.
+pub(crate) fn local_element_bytes(family: Family, precision: Precision) -> usize {
+    match family {
+        Family::Mma => precision.bytes(),
+        _ => precision.compute_bytes(),
+    }
+}
+
 /// A kernel variant built for one device and precision: four entry points, one per operand layout.
 pub struct CompiledVariant {
     #[cfg_attr(not(feature = "tuning"), allow(dead_code))]
@@ -229,7 +238,7 @@ impl CompiledVariant {
                 info.max_work_group_size
             )));
         }
-        let local = variant.local_mem_bytes(precision.compute_bytes());
+        let local = variant.local_mem_bytes(local_element_bytes(variant.family, precision));
         if local > info.local_mem_bytes {
             return Err(unavailable(format!(
                 "needs {local} bytes of local memory, the device has {}",
@@ -238,6 +247,11 @@ impl CompiledVariant {
         }
         if precision == Precision::F64 && !info.fp64 {
             return Err(unavailable("the device has no fp64".into()));
+        }
+        // The tensor-core family rounds its inputs to 16 bits (f16, bf16) or to TF32: an f32 or
+        // f64 call, which asked for no such rounding, never runs it.
+        if variant.family == Family::Mma && matches!(precision, Precision::F32 | Precision::F64) {
+            return Err(unavailable(format!("the tensor-core family does not compute in {precision}")));
         }
         let geometry = variant.geometry();
         // Split-K adds into C atomically: f64 needs 64-bit atomics, and 16-bit C has no atomic add
