@@ -7,7 +7,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
-use fewfit::{list_devices, DefaultDevice, DeviceInfo, Precision};
+use fewfit::{list_devices, Compute, DefaultDevice, DeviceInfo, Precision};
+use fewfit_codegen::{CLASSES, PRECISIONS};
 use fewfit_tuner::dataset::Dataset;
 use fewfit_tuner::recipe::{parse_assignment, Recipe};
 use fewfit_tuner::regenerate::{load_matrix, objective, source};
@@ -58,6 +59,9 @@ enum Command {
         /// Datasets.
         #[arg(long, required = true, num_args = 1..)]
         data: Vec<PathBuf>,
+        /// The precision whose records select (the others' are left out).
+        #[arg(long, default_value = "f32", value_parser = PRECISIONS)]
+        precision: String,
         /// At most this many variants in the set.
         #[arg(short = 'k', default_value_t = 12)]
         k: usize,
@@ -91,11 +95,15 @@ enum Command {
         #[arg(long)]
         write: Option<PathBuf>,
     },
-    /// Trains the selector tree of a device class over a selected set and writes selector/CLASS.json.
+    /// Trains the selector tree of a device class in a precision over a selected set and writes it
+    /// (as selector/CLASS.json or, for a precision other than f32, selector/CLASS.PRECISION.json).
     Train {
         /// Datasets.
         #[arg(long, required = true, num_args = 1..)]
         data: Vec<PathBuf>,
+        /// The precision whose records train the tree, and which the tree serves.
+        #[arg(long, default_value = "f32", value_parser = PRECISIONS)]
+        precision: String,
         /// The selected set.
         #[arg(long, default_value = "variants/selected.json")]
         selected: PathBuf,
@@ -114,15 +122,19 @@ enum Command {
         grid: TreeGrid,
     },
     /// Sweeps (optionally), selects, trains every class's tree and writes `variants/selected.json`
-    /// and `selector/*.json` in one command, then evaluates them on held-out shapes; with
-    /// `--recipe`, makes a whole release as the recipe says (datasets checked by sha256, then the
-    /// twins and grafts that follow training).
+    /// and `selector/*.json` in one command, then evaluates them on held-out shapes; from f32
+    /// records, with every other precision's trees the f32 ones. With `--recipe`, makes a whole
+    /// release as the recipe says (datasets checked by sha256, each precision's selection and
+    /// trees, then the twins and grafts that follow training).
     Regenerate(RegenerateArgs),
     /// Slowdown against the oracle of the shipped set and trees on a dataset, with a CDF plot.
     Evaluate {
         /// Datasets (shapes never used in training, too).
         #[arg(long, required = true, num_args = 1..)]
         data: Vec<PathBuf>,
+        /// The precision whose records are judged, by the trees of that precision.
+        #[arg(long, default_value = "f32", value_parser = PRECISIONS)]
+        precision: String,
         /// Where to write the SVG plot of the slowdown distribution.
         #[arg(long)]
         plot: Option<PathBuf>,
@@ -250,8 +262,9 @@ struct SweepArgs {
     /// The dataset to append to (created if absent; a sweep resumes from what it holds).
     #[arg(long)]
     out: PathBuf,
-    /// `f32` or `f64`.
-    #[arg(long, default_value = "f32", value_parser = ["f32", "f64"])]
+    /// `f32`, `f64`, `f16`, `bf16`, or `tf32` (f32 storage, products on TF32 tensor cores:
+    /// `Compute::FastTf32`); the records say which.
+    #[arg(long, default_value = "f32", value_parser = PRECISIONS)]
     precision: String,
     /// Sweep a deterministic sample of this many variants of the space (the shipped set is always
     /// added; 0: only the shipped set and `--variants-from`, without enumerating the space).
@@ -348,6 +361,7 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Select {
             data,
+            precision,
             k,
             per_class,
             class_limit,
@@ -358,7 +372,7 @@ fn run(cli: Cli) -> Result<()> {
             fleet,
             write,
         } => {
-            let mut matrix = load_matrix(&data)?;
+            let mut matrix = load_matrix(&data, &precision)?;
             if write.is_some() {
                 let own: Vec<usize> =
                     (0..matrix.configs.len()).filter(|&c| matrix.configs[c].variant().is_some()).collect();
@@ -384,8 +398,8 @@ fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
         Command::Regenerate(args) => run_regenerate(args),
-        Command::Train { data, selected, class, out, shape_weights, grid } => {
-            let matrix = load_matrix(&data)?;
+        Command::Train { data, precision, selected, class, out, shape_weights, grid } => {
+            let matrix = load_matrix(&data, &precision)?;
             let text =
                 std::fs::read_to_string(&selected).map_err(|source| Error::Io { path: selected.clone(), source })?;
             let set = fewfit_codegen::SelectedSet::parse(&selected, &text)?;
@@ -408,13 +422,12 @@ fn run(cli: Cli) -> Result<()> {
             }
             Ok(())
         }
-        Command::Evaluate { data, plot, per_shape, root } => {
-            let matrix = load_matrix(&data)?;
+        Command::Evaluate { data, precision, plot, per_shape, root } => {
+            let matrix = load_matrix(&data, &precision)?;
             let inputs = fewfit_codegen::read_inputs(&root)?;
-            let shipped = evaluate::Shipped {
-                configs: inputs.selected.ids(),
-                trees: inputs.trees.into_iter().map(|(t, _)| t).collect(),
-            };
+            let trees: std::result::Result<Vec<_>, _> =
+                CLASSES.iter().map(|c| inputs.tree(c, &precision).cloned()).collect();
+            let shipped = evaluate::Shipped { configs: inputs.selected.ids(), trees: trees? };
             let evaluation = evaluate::evaluate(&matrix, None, &shipped)?;
             if per_shape {
                 print!("{}", evaluation.per_shape(&matrix));
@@ -481,15 +494,19 @@ fn run_regenerate(mut args: RegenerateArgs) -> Result<()> {
         max_depth: args.grid.max_depth,
         min_leaf: args.grid.min_leaf.clone(),
     };
-    let out = regenerate::regenerate_files(&files, settings.options()?)?;
-    let set_path = args.root.join("variants/selected.json");
-    write_set(&set_path, &out.regenerated.set)?;
-    println!("wrote {} ({} variants)", set_path.display(), out.regenerated.set.variants.len());
-    // Leaves by short name; a tree equal to an earlier class's is written as a reference to it.
-    for (rel, text) in fewfit_codegen::tree_files(&out.regenerated.trees, &out.regenerated.set)? {
+    let out = regenerate::regenerate_files(&files, "f32", settings.options()?)?;
+    let set = &out.regenerated.set;
+    // Leaves by short name; a tree equal to an earlier one is written as a reference to it (every
+    // other precision's, which are the f32 trees).
+    let trees = regenerate::with_f32_trees_for_every_precision(&out.regenerated.trees);
+    for (rel, text) in fewfit_codegen::shipped_files(set, &trees)? {
         let path = args.root.join(rel);
         std::fs::write(&path, text).map_err(|source| Error::Io { path: path.clone(), source })?;
-        println!("wrote {}", path.display());
+        if path.ends_with("variants/selected.json") {
+            println!("wrote {} ({} variants)", path.display(), set.variants.len());
+        } else {
+            println!("wrote {}", path.display());
+        }
     }
     print!("{}", out.report(&files));
     Ok(())
@@ -542,11 +559,11 @@ fn run_sweep(args: &SweepArgs) -> Result<()> {
     }
     let space = Space::load(&args.space)?;
     let device = DefaultDevice::open(Some(&args.device).filter(|d| !d.is_empty()).map(String::as_str))?;
-    let elem_bytes = if args.precision == "f64" { 8 } else { 4 };
+    let precision = Precision::from_name(&args.precision).expect("clap checks the name");
     let limits = Limits {
         max_work_group_size: device.info.max_work_group_size,
         local_mem_bytes: device.info.local_mem_bytes,
-        elem_bytes,
+        precision,
     };
     // Enumerating a general space takes about a minute, so `--sample 0` (only the named variants)
     // skips it; `space_size` is then unknown.
@@ -630,12 +647,14 @@ fn run_sweep(args: &SweepArgs) -> Result<()> {
         transpose_a: args.transpose_a,
         transpose_b: args.transpose_b,
         interleave: args.interleave,
+        compute: if precision == Precision::Tf32 { Compute::FastTf32 } else { Compute::Default },
         ..Plan::default()
     };
-    let summary = if args.precision == "f64" {
-        sweep::<f64>(&device, &variants, &shapes, &args.out, shard, &plan)?
-    } else {
-        sweep::<f32>(&device, &variants, &shapes, &args.out, shard, &plan)?
+    let summary = match precision {
+        Precision::F64 => sweep::<f64>(&device, &variants, &shapes, &args.out, shard, &plan)?,
+        Precision::F16 => sweep::<fewfit::half::f16>(&device, &variants, &shapes, &args.out, shard, &plan)?,
+        Precision::Bf16 => sweep::<fewfit::half::bf16>(&device, &variants, &shapes, &args.out, shard, &plan)?,
+        Precision::F32 | Precision::Tf32 => sweep::<f32>(&device, &variants, &shapes, &args.out, shard, &plan)?,
     };
     println!(
         "sweep: {} pairs measured ({} invalid), {} already in {} or --skip-measured, {} left for a later run",

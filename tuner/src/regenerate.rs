@@ -1,6 +1,7 @@
-//! Regeneration of what the crate ships: from a dataset, select the set on a training split of the
-//! shapes, train one tree per device class over it, and evaluate the result on the held-out shapes.
-//! The caller writes the files (`variants/selected.json`, `selector/CLASS.json`).
+//! Regeneration of what the crate ships: from the records of one precision, select its part of the
+//! set on a training split of the shapes, train one tree per device class over it, and evaluate
+//! the result on the held-out shapes; the shipped set is the union of the precisions' parts
+//! ([`union`]). The caller writes the files (`variants/selected.json`, `selector/*.json`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -10,7 +11,7 @@ use super::error::{Error, Result};
 use super::evaluate::{evaluate, Evaluation, Shipped};
 use super::select::{self, split_shapes, FleetWeights, Objective, SelectOptions, SelectedSet as Selection, Stats};
 use super::train::{train, LayoutFit, TrainOptions, Trained};
-use fewfit_codegen::{trains, SelectedSet, SelectedVariant, Tree, CLASSES};
+use fewfit_codegen::{trains, SelectedSet, SelectedVariant, Tree, CLASSES, PRECISIONS};
 
 /// How to regenerate.
 #[derive(Clone, Debug, Default)]
@@ -34,14 +35,29 @@ pub struct RegenerateOptions {
     /// records should shape the set, not the trees (the `default` tree, blind to a device's size,
     /// would learn a larger CPU's labels for every device), or one whose tree is trained apart.
     pub select_only_rows: BTreeSet<usize>,
+    /// The classes whose trees are trained, in the order of [`CLASSES`] (`None`: every class); a
+    /// precision whose records come from some device classes only (TF32: NVIDIA GPUs) trains
+    /// theirs and takes another precision's trees for the others.
+    pub classes: Option<Vec<String>>,
+}
+
+impl RegenerateOptions {
+    /// The classes whose trees are trained ([`RegenerateOptions::classes`]).
+    pub fn trained_classes(&self) -> Vec<&str> {
+        match &self.classes {
+            None => CLASSES.to_vec(),
+            Some(classes) => CLASSES.into_iter().filter(|c| classes.iter().any(|k| k == c)).collect(),
+        }
+    }
 }
 
 /// What regeneration produced.
 #[derive(Clone, Debug)]
 pub struct Regenerated {
-    /// The set to write to `variants/selected.json`.
+    /// The set selected for the matrix's precision (the members record it).
     pub set: SelectedSet,
-    /// One tree per class of [`CLASSES`], in that order.
+    /// One tree per trained class ([`RegenerateOptions::trained_classes`]), in the order of
+    /// [`CLASSES`], in the matrix's precision.
     pub trees: Vec<Tree>,
     /// The rows of the matrix that trained the trees (those of the training split not in
     /// [`RegenerateOptions::select_only_rows`]; selection used those not in
@@ -65,9 +81,10 @@ fn unscored_rows(matrix: &Matrix, select_rows: &[usize], tree_only_rows: &BTreeS
 
 /// Selects, trains and evaluates. With a `holdout` matrix (shapes never used in training), every
 /// row of `matrix` trains and the result is evaluated on `holdout`; without one, a seeded split of
-/// the shapes holds `options.test_fraction` of them out. Every class in [`CLASSES`] needs rows that
-/// train it ([`trains`]: a sweep on a device of that class; any GPU's for `gpu`, any device's for
-/// `default`).
+/// the shapes holds `options.test_fraction` of them out. Every class trained
+/// ([`RegenerateOptions::trained_classes`]) needs rows that train it ([`trains`]: a sweep on a
+/// device of that class; any GPU's for `gpu`, any device's for `default`). The set and the trees
+/// are the matrix's precision's.
 /// Only fewfit's own kernels can ship: an imported configuration in the selection is an error.
 pub fn regenerate(matrix: &Matrix, holdout: Option<&Matrix>, options: &RegenerateOptions) -> Result<Regenerated> {
     let (split_rows, test_rows) = match holdout {
@@ -81,12 +98,14 @@ pub fn regenerate(matrix: &Matrix, holdout: Option<&Matrix>, options: &Regenerat
     let select_rows: Vec<usize> = split_rows.iter().copied().filter(|r| !tree_only(r)).collect();
     let train_rows: Vec<usize> = split_rows.iter().copied().filter(|r| !options.select_only_rows.contains(r)).collect();
     let test_rows: Vec<usize> = test_rows.into_iter().filter(|r| !tree_only(r)).collect();
-    for class in CLASSES {
+    let classes = options.trained_classes();
+    for &class in &classes {
         if !select_rows.iter().any(|&r| trains(class, class_of(matrix, r)))
             || !train_rows.iter().any(|&r| trains(class, class_of(matrix, r)))
         {
             return Err(Error::Invalid(format!(
-                "no training data for device class `{class}`: sweep a device of that class and pass its dataset"
+                "no {} training data for device class `{class}`: sweep a device of that class and pass its dataset",
+                matrix.precision
             )));
         }
     }
@@ -97,7 +116,7 @@ pub fn regenerate(matrix: &Matrix, holdout: Option<&Matrix>, options: &Regenerat
     let unscored_rows = unscored_rows(matrix, &select_rows, &options.tree_only_rows);
     let train_options = TrainOptions { unscored_rows, ..options.train.clone() };
     let mut trees = Vec::new();
-    for class in CLASSES {
+    for class in classes {
         let rows: Vec<usize> = train_rows.iter().copied().filter(|&r| trains(class, class_of(matrix, r))).collect();
         // The configurations the classes of these rows use (all of the set for `default`).
         let columns: Vec<usize> = if class == "default" {
@@ -181,6 +200,50 @@ pub fn shipped_set(
         ),
         variants,
     })
+}
+
+/// The shipped set of several precisions' sets ([`regenerate`]'s, each recording its precision),
+/// in the order given: the first one's members, then each later one's not in it yet (by id); a
+/// member keeps its place and gains the precisions of the later sets that hold it, and the shapes
+/// it won there. The comment is the first set's, then each later one's after its precisions'
+/// names.
+pub fn union(sets: &[SelectedSet]) -> SelectedSet {
+    let mut union = SelectedSet { comment: String::new(), variants: Vec::new() };
+    for set in sets {
+        if union.comment.is_empty() {
+            union.comment = set.comment.clone();
+        } else {
+            let names: BTreeSet<&String> = set.variants.iter().flat_map(|v| &v.precisions).collect();
+            let names: Vec<&str> = names.into_iter().map(String::as_str).collect();
+            union.comment += &format!(" For {}: {}", names.join(", "), set.comment);
+        }
+        for member in &set.variants {
+            match union.variants.iter_mut().find(|v| v.id == member.id) {
+                Some(v) => {
+                    v.precisions.extend(member.precisions.iter().cloned());
+                    v.precisions.sort_by_key(|p| PRECISIONS.iter().position(|q| q == p));
+                    v.precisions.dedup();
+                    v.shapes_won = match (v.shapes_won, member.shapes_won) {
+                        (Some(a), Some(b)) => Some(a + b),
+                        (a, b) => a.or(b),
+                    };
+                }
+                None => union.variants.push(member.clone()),
+            }
+        }
+    }
+    union
+}
+
+/// The trees of a release from f32 records alone: the f32 trees, then, for every precision that
+/// needs a selector file of its own, the same trees as its ([`fewfit_codegen::implied_precision`]:
+/// f64 takes f32's without one); written, each is a reference to its f32 tree.
+pub fn with_f32_trees_for_every_precision(f32_trees: &[Tree]) -> Vec<Tree> {
+    let mut trees = f32_trees.to_vec();
+    for precision in PRECISIONS.into_iter().filter(|&p| p != "f32" && fewfit_codegen::implied_precision(p).is_none()) {
+        trees.extend(f32_trees.iter().map(|t| Tree { precision: precision.to_string(), ..t.clone() }));
+    }
+    trees
 }
 
 /// The datasets of a regeneration, by role (`fewfit regenerate`'s `--data`, `--train-only`,
@@ -304,12 +367,13 @@ pub fn objective(shape_weights: Option<&Path>, fleet: Option<&Path>) -> Result<O
     })
 }
 
-/// The f32 matrix of some datasets, without the problems where nothing ran and the
-/// configurations that ran nowhere; says on stderr how many records it read.
-pub fn load_matrix(files: &[PathBuf]) -> Result<Matrix> {
+/// The matrix of the records of `precision` of some datasets, without the problems where nothing
+/// ran and the configurations that ran nowhere; says on stderr how many records it read.
+pub fn load_matrix(files: &[PathBuf], precision: &str) -> Result<Matrix> {
     let (set, report) = Dataset::load(files)?;
-    eprintln!("data: {} records ({report})", set.records.len());
-    Ok(set.matrix("f32").prune())
+    let matrix = set.matrix(precision).prune();
+    eprintln!("data: {} records, {} problems in {precision} ({report})", set.records.len(), matrix.problems.len());
+    Ok(matrix)
 }
 
 /// The datasets' file names, for the comments of generated files.
@@ -334,17 +398,17 @@ pub struct FromFiles {
     pub options: RegenerateOptions,
 }
 
-/// Loads the datasets, tells their rows' roles apart and [`regenerate`]s: a problem (device,
-/// shape) of a `train_only` file that no `data` or `select_only` file holds trains the trees
-/// only; one of a `select_only` file that no `data` or `train_only` file holds selects only.
-/// `options` gives selection and training (see [`Settings::options`]); the rows and the source
-/// (the datasets' names, for the comments) are set here.
-pub fn regenerate_files(files: &DataFiles, mut options: RegenerateOptions) -> Result<FromFiles> {
+/// Loads the datasets' records of `precision`, tells their rows' roles apart and [`regenerate`]s:
+/// a problem (device, shape) of a `train_only` file that no `data` or `select_only` file holds
+/// trains the trees only; one of a `select_only` file that no `data` or `train_only` file holds
+/// selects only. `options` gives selection and training (see [`Settings::options`]); the rows and
+/// the source (the datasets' names, for the comments) are set here.
+pub fn regenerate_files(files: &DataFiles, precision: &str, mut options: RegenerateOptions) -> Result<FromFiles> {
     let every_file = files.training();
-    let matrix = load_matrix(&every_file)?;
+    let matrix = load_matrix(&every_file, precision)?;
     // The rows of `matrix` whose (device, shape) problem one of `part` holds.
     let rows_of = |part: &[PathBuf]| -> Result<BTreeSet<usize>> {
-        let part = load_matrix(part)?;
+        let part = load_matrix(part, precision)?;
         let problems: BTreeSet<_> = part.problems.iter().map(|p| (&part.devices[p.device], p.shape)).collect();
         Ok((0..matrix.problems.len())
             .filter(|&r| {
@@ -366,7 +430,7 @@ pub fn regenerate_files(files: &DataFiles, mut options: RegenerateOptions) -> Re
         rows_of(&files.select_only)?.into_iter().filter(|r| !training_rows.contains(r)).collect()
     };
     options.source = source(&every_file);
-    let holdout = if files.holdout.is_empty() { None } else { Some(load_matrix(&files.holdout)?) };
+    let holdout = if files.holdout.is_empty() { None } else { Some(load_matrix(&files.holdout, precision)?) };
     let regenerated = regenerate(&matrix, holdout.as_ref(), &options)?;
     Ok(FromFiles { regenerated, matrix, holdout, options })
 }

@@ -23,7 +23,7 @@ use super::dataset::{
 };
 use super::error::{Error, Result};
 use fewfit::tuning::CompiledVariant;
-use fewfit::{DefaultDevice, Element, Engine, GemmSpec, Layout, Transpose};
+use fewfit::{Compute, DefaultDevice, Element, Engine, GemmSpec, Layout, Precision, Transpose};
 use fewfit_codegen::Variant;
 
 /// Reads a shapes file: one `M N K` per line (row-major C = A·B with C m×n), `#` starts a comment.
@@ -157,6 +157,9 @@ pub struct Plan {
     /// back to back: a slow phase of the device (another tenant of a VM) then slows every variant
     /// of the shape alike instead of one pair. Every variant is built before the first shape.
     pub interleave: bool,
+    /// How an f32 sweep computes: [`Compute::FastTf32`] builds the variants for TF32 and records
+    /// `"tf32"` ([`sweep_precision`]); other element types ignore it.
+    pub compute: Compute,
 }
 
 impl Default for Plan {
@@ -174,6 +177,7 @@ impl Default for Plan {
             transpose_a: false,
             transpose_b: false,
             interleave: false,
+            compute: Compute::Default,
         }
     }
 }
@@ -195,14 +199,15 @@ pub struct Summary {
     pub too_large: usize,
 }
 
-/// The conversions a sweep needs between an element type and f64.
-pub trait SweepElement: Element<Scalar = Self> {
+/// The conversions a sweep needs between an element type (and its scalar, alpha and beta's type)
+/// and f64.
+pub trait SweepElement: Element {
     /// From f64, rounding.
     fn from_f64(x: f64) -> Self;
     /// To f64, exactly.
     fn to_f64(self) -> f64;
-    /// Machine epsilon.
-    const EPSILON: f64;
+    /// A scalar (alpha, beta) from f64.
+    fn scalar(x: f64) -> Self::Scalar;
 }
 
 impl SweepElement for f32 {
@@ -212,7 +217,9 @@ impl SweepElement for f32 {
     fn to_f64(self) -> f64 {
         f64::from(self)
     }
-    const EPSILON: f64 = f32::EPSILON as f64;
+    fn scalar(x: f64) -> f32 {
+        x as f32
+    }
 }
 
 impl SweepElement for f64 {
@@ -222,7 +229,54 @@ impl SweepElement for f64 {
     fn to_f64(self) -> f64 {
         self
     }
-    const EPSILON: f64 = f64::EPSILON;
+    fn scalar(x: f64) -> f64 {
+        x
+    }
+}
+
+impl SweepElement for fewfit::half::f16 {
+    fn from_f64(x: f64) -> Self {
+        Self::from_f64(x)
+    }
+    fn to_f64(self) -> f64 {
+        Self::to_f64(self)
+    }
+    fn scalar(x: f64) -> f32 {
+        x as f32
+    }
+}
+
+impl SweepElement for fewfit::half::bf16 {
+    fn from_f64(x: f64) -> Self {
+        Self::from_f64(x)
+    }
+    fn to_f64(self) -> f64 {
+        Self::to_f64(self)
+    }
+    fn scalar(x: f64) -> f32 {
+        x as f32
+    }
+}
+
+/// The precision a sweep of `T` builds, times and records: TF32 for an f32 sweep with
+/// [`Compute::FastTf32`], else `T`'s.
+pub fn sweep_precision<T: Element>(plan: &Plan) -> Precision {
+    match (T::PRECISION, plan.compute) {
+        (Precision::F32, Compute::FastTf32) => Precision::Tf32,
+        (precision, _) => precision,
+    }
+}
+
+/// The relative error of a precision's least precise step, which the reference check scales: the
+/// rounding of f16 and bf16 results to storage (f32 accumulates them), TF32's rounding of the
+/// products' inputs (10 bits of mantissa), else the type's own machine epsilon.
+fn epsilon(precision: Precision) -> f64 {
+    match precision {
+        Precision::F64 => f64::EPSILON,
+        Precision::F32 => f64::from(f32::EPSILON),
+        Precision::F16 | Precision::Tf32 => 2f64.powi(-10),
+        Precision::Bf16 => 2f64.powi(-7),
+    }
 }
 
 /// The record of a device, with the plan's machine label if it has one and its layout (absent for
@@ -249,7 +303,7 @@ pub fn device_record(device: &DefaultDevice, plan: &Plan) -> DeviceRecord {
 /// plan says so.
 fn sweep_spec(m: usize, n: usize, k: usize, plan: &Plan) -> GemmSpec {
     let flag = |yes: bool| if yes { Transpose::Yes } else { Transpose::No };
-    GemmSpec::new(Layout::RowMajor, flag(plan.transpose_a), flag(plan.transpose_b), m, n, k)
+    GemmSpec::new(Layout::RowMajor, flag(plan.transpose_a), flag(plan.transpose_b), m, n, k).with_compute(plan.compute)
 }
 
 /// Sweeps `variants` × `shapes` of one precision on a device, appending to `out` (a `.gz` output is
@@ -265,7 +319,8 @@ pub fn sweep<T: SweepElement>(
     let start = Instant::now();
     let (shapes, too_large) = fitting_shapes(shapes, std::mem::size_of::<T>() as u64, device.info.max_alloc_bytes);
     let shapes = &shapes[..];
-    let precision = T::PRECISION.name();
+    let built_as = sweep_precision::<T>(plan);
+    let precision = built_as.name();
     let dev = device_record(device, plan);
     let existing = load_existing(out)?;
     let mut done: HashSet<RecordKey> = existing.records.iter().map(Record::key).collect();
@@ -309,7 +364,7 @@ pub fn sweep<T: SweepElement>(
         // Every variant built and checked first: each shape's rounds run them all.
         let built: Vec<Result<CompiledVariant>> = todo
             .chunks(step)
-            .flat_map(|chunk| build_all::<T>(&engine, chunk.iter().map(|c| c.0)))
+            .flat_map(|chunk| build_all(&engine, built_as, chunk.iter().map(|c| c.0)))
             .map(|build| build.and_then(|compiled| check::<T>(device, &compiled, plan).map(|_| compiled)))
             .collect();
         for (s, shape) in shapes.iter().enumerate() {
@@ -333,7 +388,7 @@ pub fn sweep<T: SweepElement>(
                 summary.left = todo[c * step..].iter().map(|t| t.1.len()).sum();
                 break;
             }
-            let built = build_all::<T>(&engine, chunk.iter().map(|c| c.0));
+            let built = build_all(&engine, built_as, chunk.iter().map(|c| c.0));
             for ((variant, left), build) in chunk.iter().zip(built) {
                 let checked = build.and_then(|compiled| check::<T>(device, &compiled, plan).map(|_| compiled));
                 for &s in left {
@@ -499,16 +554,17 @@ impl Appender {
     }
 }
 
-/// Builds variants in parallel threads (the OpenCL compiler is the slow part).
-fn build_all<'v, T: SweepElement>(
+/// Builds variants for `precision` in parallel threads (the OpenCL compiler is the slow part).
+fn build_all<'v>(
     engine: &Arc<Engine>,
+    precision: Precision,
     variants: impl Iterator<Item = &'v Variant>,
 ) -> Vec<Result<CompiledVariant>> {
     let variants: Vec<&Variant> = variants.collect();
     std::thread::scope(|s| {
         let handles: Vec<_> = variants
             .iter()
-            .map(|v| s.spawn(move || CompiledVariant::build(engine, v, T::PRECISION).map_err(Error::from)))
+            .map(|v| s.spawn(move || CompiledVariant::build(engine, v, precision).map_err(Error::from)))
             .collect();
         handles
             .into_iter()
@@ -566,6 +622,7 @@ const CHECK_SHAPES: [(usize, usize, usize); 4] = [(67, 45, 33), (1, 131, 70), (1
 /// Runs a variant on small row-major problems in the plan's layout with NaN-poisoned C and compares
 /// with an f64 reference.
 fn check<T: SweepElement>(device: &DefaultDevice, variant: &CompiledVariant, plan: &Plan) -> Result<()> {
+    let eps = epsilon(sweep_precision::<T>(plan));
     for (m, n, k) in CHECK_SHAPES {
         let a = random::<T>(m * k, 11);
         let b = random::<T>(k * n, 12);
@@ -573,7 +630,7 @@ fn check<T: SweepElement>(device: &DefaultDevice, variant: &CompiledVariant, pla
         let mut dc = device_buffer(device, &vec![T::from_f64(f64::NAN); m * n])?;
         let spec = sweep_spec(m, n, k, plan);
         variant
-            .enqueue_gemm(&device.profiling_queue, &spec, T::from_f64(1.0), &da, &db, T::ZERO, &mut dc, &[])?
+            .enqueue_gemm(&device.profiling_queue, &spec, T::scalar(1.0), &da, &db, T::scalar(0.0), &mut dc, &[])?
             .wait()
             .ok();
         let c = read_buffer(&device.profiling_queue, &dc, m * n)?;
@@ -588,7 +645,7 @@ fn check<T: SweepElement>(device: &DefaultDevice, variant: &CompiledVariant, pla
                     mag += prod.abs();
                 }
                 let got = c[i * n + j].to_f64();
-                let within = (got - sum).abs() <= 4.0 * (k as f64 + 2.0) * T::EPSILON * mag; // false for NaN
+                let within = (got - sum).abs() <= 4.0 * (k as f64 + 2.0) * eps * mag; // false for NaN
                 if !within {
                     return Err(Error::Invalid(format!(
                         "wrong result: C[{i}][{j}] = {got}, expected {sum} on {m}x{n}x{k}"
@@ -611,10 +668,10 @@ fn run_once<T: SweepElement>(
     let (event, scale) = variant.enqueue_gemm_timed(
         &device.profiling_queue,
         spec,
-        T::from_f64(1.0),
+        T::scalar(1.0),
         &ops.a,
         &ops.b,
-        T::ZERO,
+        T::scalar(0.0),
         &mut ops.c,
         &[],
     )?;

@@ -224,8 +224,13 @@ fn shape(r: &Value) -> (u64, u64, u64) {
 
 /// A valid record of the sweep: the CPU device, f32, times with 1 or 2 repeats, no error.
 fn assert_measured(r: &Value) {
+    assert_measured_in(r, "f32");
+}
+
+/// [`assert_measured`] in a precision.
+fn assert_measured_in(r: &Value, precision: &str) {
     assert_eq!(r["device"]["class"], "cpu", "{r}");
-    assert_eq!(r["precision"], "f32", "{r}");
+    assert_eq!(r["precision"], precision, "{r}");
     assert_eq!(r["valid"], true, "{r}");
     assert!(r.get("error").is_none(), "{r}");
     let t = &r["times"];
@@ -465,6 +470,79 @@ fn transposed_sweeps_keep_their_records_apart_from_nn() {
     let merged = dir.path().join("merged.jsonl");
     ok(fewfit(dir.path()).arg("merge").arg(&data).arg("--out").arg(&merged));
     assert_eq!(records(&merged).len(), 4 * PAIRS);
+}
+
+#[test]
+fn sweeps_of_each_precision_keep_their_records_apart_and_select_train_and_evaluate_read_theirs() {
+    let t = tiny();
+    let (dir, data) = with_tiny_copy();
+    let dir = dir.path();
+    // The same pairs in f16, bf16 and tf32 (an f32 sweep with TF32 products, plain f32 where the
+    // device has no tensor cores): each measured and checked against the reference again,
+    // appended, each record naming its precision.
+    for (i, precision) in ["f16", "bf16", "tf32"].into_iter().enumerate() {
+        let run = ok(&mut sweep(dir, &t.space, &t.shapes, &data, &["--precision", precision]));
+        assert_eq!(summary(&run), Summary { measured: PAIRS, invalid: 0, resumed: 0, left: 0 }, "{}", run.both());
+        let recs = records(&data);
+        let n = (i + 2) * PAIRS;
+        assert_eq!((recs.len(), keys(&recs).len()), (n, n), "a {precision} record took another precision's key");
+        recs[n - PAIRS..].iter().for_each(|r| assert_measured_in(r, precision));
+        let again = ok(&mut sweep(dir, &t.space, &t.shapes, &data, &["--precision", precision]));
+        assert_eq!(summary(&again).resumed, PAIRS, "{}", again.both());
+    }
+    let ran = run(&mut sweep(dir, &t.space, &t.shapes, &data, &["--precision", "f8"]));
+    assert_eq!(ran.code, Some(2), "clap's usage error:\n{}", ran.both());
+    assert!(ran.stderr.contains("possible values: f32, f64, f16, bf16, tf32"), "{}", ran.both());
+
+    // select, train and evaluate read the records of their --precision alone.
+    let selected = dir.join("selected.json");
+    let ran = ok(fewfit(dir)
+        .args(["select", "--precision", "bf16", "-k", "2", "--per-class", "2", "--method", "greedy", "--data"])
+        .arg(&data)
+        .arg("--write")
+        .arg(&selected));
+    assert!(ran.stderr.contains(&format!("data: {} records, {} problems in bf16", 4 * PAIRS, SHAPE_LIST.len())));
+    let set = fewfit_codegen::SelectedSet::parse(&selected, &std::fs::read_to_string(&selected).unwrap()).unwrap();
+    assert!(set.variants.iter().all(|v| v.precisions == ["bf16"]), "{}", set.to_json_text());
+    let tree_path = dir.join("cpu.bf16.json");
+    let ran = ok(fewfit(dir)
+        .args(["train", "--precision", "bf16", "--class", "cpu", "--data"])
+        .arg(&data)
+        .arg("--selected")
+        .arg(&selected)
+        .arg("--out")
+        .arg(&tree_path));
+    assert!(ran.stderr.contains("problems in bf16"), "{}", ran.both());
+    let text = std::fs::read_to_string(&tree_path).unwrap();
+    let tree = fewfit_codegen::Tree::parse_in_set(&tree_path, &text, &set).unwrap();
+    assert_eq!((tree.class.as_str(), tree.precision.as_str()), ("cpu", "bf16"));
+    // A crate root whose f16 trees are single leaves of the set's first variant, the others the
+    // shipped trees: evaluating f16 judges those leaves (every pick is that variant), f32 the
+    // shipped trees.
+    let root = crate_copy(dir);
+    let first = &set.variants[0];
+    let shipped_path = root.join("variants/selected.json");
+    let mut shipped =
+        fewfit_codegen::SelectedSet::parse(&shipped_path, &std::fs::read_to_string(&shipped_path).unwrap()).unwrap();
+    if shipped.find(&first.id).is_none() {
+        shipped.variants.push(first.clone());
+        std::fs::write(&shipped_path, shipped.to_json_text()).unwrap();
+    }
+    for class in ["cpu", "nvidia-gpu", "gpu", "default"] {
+        let leaf = json!({"class": class, "precision": "f16", "root": {"variant": first.name()}});
+        std::fs::write(root.join(format!("selector/{class}.f16.json")), leaf.to_string()).unwrap();
+    }
+    let ran = ok(fewfit(dir)
+        .args(["evaluate", "--per-shape", "--precision", "f16", "--root"])
+        .arg(&root)
+        .arg("--data")
+        .arg(&data));
+    assert!(ran.stderr.contains(&format!("{} problems in f16", SHAPE_LIST.len())), "{}", ran.both());
+    assert!(!ran.stdout.contains("failed"), "{}", ran.both());
+    let picks = ran.stdout.lines().filter(|l| l.contains(&format!("\t{}\t", first.id))).count();
+    assert_eq!(picks, SHAPE_LIST.len(), "every f16 shape picks {}:\n{}", first.id, ran.both());
+    let ran = ok(fewfit(dir).args(["evaluate", "--precision", "f32", "--root"]).arg(&root).arg("--data").arg(&data));
+    assert!(ran.stderr.contains(&format!("{} problems in f32", SHAPE_LIST.len())), "{}", ran.both());
 }
 
 /// The complete lines a sweep has written to `path` so far: for a `.gz` file, those of the gzip
@@ -1088,6 +1166,12 @@ fn select_train_and_evaluate_on_the_sweep() {
         let leaf = json!({"class": class, "root": {"variant": ids[0]}});
         std::fs::write(root.join(format!("selector/{class}.json")), leaf.to_string()).unwrap();
     }
+    for class in ["cpu", "nvidia-gpu", "gpu", "default"] {
+        for precision in ["f16", "bf16", "tf32"] {
+            let same = json!({"class": class, "precision": precision, "same_as": class});
+            std::fs::write(root.join(format!("selector/{class}.{precision}.json")), same.to_string()).unwrap();
+        }
+    }
     let plot = dir.join("plots/own.svg");
     let ran = ok(fewfit(dir).args(["evaluate", "--root"]).arg(&root).arg("--data").arg(&data).arg("--plot").arg(&plot));
     assert!(!ran.stdout.contains("failed"), "{}", ran.both());
@@ -1142,7 +1226,7 @@ fn regenerate_without_gpu_data_fails_and_writes_nothing() {
     );
     let ran = fails(fewfit(dir.path()).args(["regenerate", "--data"]).arg(&data).arg("--root").arg(&root));
     assert!(
-        ran.stderr.contains("no training data for device class `nvidia-gpu`"),
+        ran.stderr.contains("no f32 training data for device class `nvidia-gpu`"),
         "not the missing-class error:\n{}",
         ran.both()
     );
@@ -1168,18 +1252,26 @@ fn regenerate_writes_a_set_and_trees_that_evaluate_reads() {
         "selector/nvidia-gpu.json",
         "selector/gpu.json",
         "selector/default.json",
+        "selector/cpu.f16.json",
+        "selector/gpu.bf16.json",
+        "selector/default.tf32.json",
     ] {
         assert!(ran.stdout.contains(&root.join(file).display().to_string()), "{file} not written:\n{}", ran.both());
     }
+    // The other precisions take the f32 trees: f16, bf16 and tf32 by a file naming them, f64 by itself.
+    assert!(!ran.stdout.contains("f64.json"), "{}", ran.both());
+    let cpu_f16 = std::fs::read_to_string(root.join("selector/cpu.f16.json")).unwrap();
+    assert_eq!(cpu_f16, "{\n  \"class\": \"cpu\",\n  \"precision\": \"f16\",\n  \"same_as\": \"cpu\"\n}\n");
     // What build.rs reads: a valid set and one tree per class over it.
     let inputs = fewfit_codegen::read_inputs(&root).unwrap_or_else(|e| panic!("{e}\n{}", ran.both()));
     let ids = inputs.selected.ids();
     let sweep_ids: BTreeSet<String> = records(&data).iter().map(variant_id).collect();
     assert!(!ids.is_empty() && ids.iter().all(|id| sweep_ids.contains(id)), "{ids:?}");
     assert_eq!(
-        inputs.trees.iter().map(|(t, _)| t.class.as_str()).collect::<Vec<_>>(),
-        ["cpu", "nvidia-gpu", "gpu", "default"]
+        inputs.trees[..4].iter().map(|(t, _)| (t.class.as_str(), t.precision.as_str())).collect::<Vec<_>>(),
+        [("cpu", "f32"), ("nvidia-gpu", "f32"), ("gpu", "f32"), ("default", "f32")]
     );
+    assert!(inputs.selected.variants.iter().all(|v| v.precisions == ["f32"]));
     // The crate's own files are untouched (only --root is written).
     let manifest = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
     let shipped = std::fs::read(manifest.join("variants/selected.json")).unwrap();

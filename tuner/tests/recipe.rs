@@ -1,7 +1,9 @@
 //! `fewfit regenerate --recipe` on a small recipe: synthetic datasets written here (no device
-//! needed), a twin substitution, a layout graft and a compute-units graft. Two runs write
-//! byte-identical files that the build accepts; a dataset changed after the recipe was written
-//! stops the run with nothing written; the recipe's regeneration is the flag form's.
+//! needed), a twin substitution, a layout graft and a compute-units graft, an f16 section whose
+//! records train the GPU classes' f16 trees (the CPU's f16 tree is its f32 one), a bf16 section
+//! that takes f16's trees and a tf32 one that takes f32's. Two runs write byte-identical files that
+//! the build accepts; a dataset changed after the recipe was written stops the run with nothing
+//! written; the recipe's f32 regeneration is the flag form's.
 //!
 //! Run: `cargo test -p fewfit-tuner --test recipe`.
 
@@ -46,8 +48,19 @@ fn device(class: &str, name: &str, units: u32, layout: Option<&str>) -> Value {
     d
 }
 
-/// One record per variant and shape; `slowdown(variant, m)` scales the variant's time.
+/// One f32 record per variant and shape; `slowdown(variant, m)` scales the variant's time.
 fn records(
+    device: &Value,
+    shapes: &[(u64, u64, u64)],
+    variants: &[Variant],
+    slowdown: impl Fn(usize, u64) -> f64,
+) -> String {
+    records_in("f32", device, shapes, variants, slowdown)
+}
+
+/// [`records`] of a precision.
+fn records_in(
+    precision: &str,
     device: &Value,
     shapes: &[(u64, u64, u64)],
     variants: &[Variant],
@@ -58,7 +71,7 @@ fn records(
         for (i, v) in variants.iter().enumerate() {
             let ms = (2.0 * (m * n * k) as f64 / 1e9 + 0.01) * slowdown(i, m);
             let record = json!({
-                "device": device, "m": m, "n": n, "k": k, "precision": "f32",
+                "device": device, "m": m, "n": n, "k": k, "precision": precision,
                 "variant": {"kernel": v.family.name(), "params": v.params},
                 "times": {"min_ms": ms, "median_ms": ms, "repeats": 5}, "valid": true,
             });
@@ -109,8 +122,16 @@ fn write_recipe(dir: &Path) -> PathBuf {
     );
     let big_cpu = device("cpu", "Test CPU", 16, None);
     write("cpu16.jsonl", records(&big_cpu, &train, &vs, banded(|i, m| [m <= 2, false, m > 2][i])));
+    // The GPU's f16 records: D, never a winner in f32, fastest everywhere; and a CPU's f32 records
+    // in the same file, which the f16 section leaves out.
+    write(
+        "gpu-f16.jsonl",
+        records_in("f16", &gpu, &train, &vs, |i, _| if i == 3 { 1.0 } else { 2.5 + i as f64 * 0.1 })
+            + &records(&cpu, &train, &vs, |i, _| if i == 3 { 1.0 } else { 3.0 }),
+    );
     std::fs::write(dir.join("weights.txt"), "# M N K WEIGHT\n1 64 256 3\n").unwrap();
     let files = [
+        "data/gpu-f16.jsonl",
         "data/nn.jsonl",
         "data/nt.jsonl",
         "data/held-out.jsonl",
@@ -131,6 +152,18 @@ class_limits = {{ cpu = 3 }}
 shape_weights = "weights.txt"
 max_depth = 3
 min_leaf = [2, 1]
+
+# f16 records of the GPU alone: its classes' trees; the CPU's is its f32 tree.
+[precision.f16]
+data = ["data/gpu-f16.jsonl"]
+classes = ["nvidia-gpu", "gpu", "default"]
+same_as = "f32"
+
+[precision.bf16]
+same_as = "f16"
+
+[precision.tf32]
+same_as = "f32"
 
 [[step]]
 do = "twin"
@@ -191,17 +224,14 @@ fn a_small_recipe_regenerates_byte_identical_files_with_its_steps() {
     let ran_again = regenerate(dir.path(), &recipe, &second);
     assert!(ran_again.status.success(), "{}", both(&ran_again));
     let files = snapshot(&first);
-    let names: Vec<String> = files.keys().map(|p| p.display().to_string()).collect();
-    assert_eq!(
-        names,
-        [
-            "selector/cpu.json",
-            "selector/default.json",
-            "selector/gpu.json",
-            "selector/nvidia-gpu.json",
-            "variants/selected.json"
-        ]
-    );
+    // A file per class and precision, but f64, which runs the f32 trees without one.
+    let mut expected: Vec<PathBuf> = ["f32", "f16", "bf16", "tf32"]
+        .iter()
+        .flat_map(|p| fewfit_codegen::CLASSES.map(|c| fewfit_codegen::tree_path(c, p)))
+        .chain([PathBuf::from("variants/selected.json")])
+        .collect();
+    expected.sort();
+    assert_eq!(files.keys().cloned().collect::<Vec<_>>(), expected);
     assert!(files == snapshot(&second), "two runs of one recipe wrote different files");
 
     // What the build reads: the set and the trees parse, each leaf names a member.
@@ -210,7 +240,13 @@ fn a_small_recipe_regenerates_byte_identical_files_with_its_steps() {
     let [a, b, c, d] = variants().map(|v| v.id());
     let ids = set.ids();
     assert!(ids.contains(&twin().id()) && !ids.contains(&a), "A's twin in its place: {ids:?}");
-    assert!(ids.contains(&b) && ids.contains(&c) && !ids.contains(&d), "{ids:?}");
+    // f32 chose A, B and C; D is there for f16 alone (below).
+    let f32_ids: Vec<&str> =
+        set.variants.iter().filter(|v| v.precisions.contains(&"f32".to_string())).map(|v| v.id.as_str()).collect();
+    assert!(
+        f32_ids.contains(&b.as_str()) && f32_ids.contains(&c.as_str()) && !f32_ids.contains(&d.as_str()),
+        "{ids:?}"
+    );
     let note = format!("Then {} in place of its twin with UKK = 0 (recipe.toml, step 1).", twin().name());
     assert!(set.comment.contains(&note), "{}", set.comment);
     let tree = |class: &str| -> &Tree { &inputs.trees.iter().find(|(t, _)| t.class == class).unwrap().0 };
@@ -224,7 +260,7 @@ fn a_small_recipe_regenerates_byte_identical_files_with_its_steps() {
     assert_eq!(feature, "operands_along_k");
     let (_, _, other_nn, other_nt) = sides(&tree("gpu").root);
     assert_eq!((gpu_nn, gpu_nt), (other_nn, other_nt));
-    let nt_leaves = Tree { class: "x".into(), comment: String::new(), root: gpu_nt.clone() };
+    let nt_leaves = Tree::new("x", "f32", gpu_nt.clone());
     assert!(nt_leaves.leaf_variants().contains(&twin().id().as_str()), "{:?}", nt_leaves.leaf_variants());
     assert!(tree("nvidia-gpu").comment.contains("Then its NT subtree replaced by one trained on nt-set.jsonl ("));
     assert!(tree("nvidia-gpu").comment.ends_with("; recipe.toml, step 2)."), "{}", tree("nvidia-gpu").comment);
@@ -233,14 +269,47 @@ fn a_small_recipe_regenerates_byte_identical_files_with_its_steps() {
     // The cpu tree: the 2-core CPU's below a split at 2 compute units, the 16-core one's above.
     let (feature, threshold, _, larger) = sides(&tree("cpu").root);
     assert_eq!((feature, threshold), ("compute_units", 2));
-    let larger = Tree { class: "cpu".into(), comment: String::new(), root: larger.clone() };
+    let larger = Tree::new("cpu", "f32", larger.clone());
     assert!(larger.leaf_variants().contains(&c.as_str()), "{:?}", larger.leaf_variants());
     assert!(tree("cpu")
         .comment
         .contains("Then the devices of more than 2 compute units sent to one trained on cpu16.jsonl"));
 
+    // f16: D, fastest on the GPU in f16 alone, joins the set for f16 and the GPU classes' f16
+    // trees pick it; the CPU's f16 tree is its f32 tree, and so are bf16's (f16's, which has
+    // none of its own) and tf32's.
+    let of = |class: &str, precision: &str| inputs.tree(class, precision).unwrap();
+    let member = |id: &str| set.variants.iter().find(|v| v.id == id);
+    assert_eq!(member(&d).map(|v| v.precisions.clone()), Some(vec!["f16".to_string()]), "{ids:?}");
+    assert_eq!(member(&b).unwrap().precisions[0], "f32");
+    for precision in ["f32", "f16"] {
+        let chosen = set.variants.iter().filter(|v| v.precisions.iter().any(|p| p == precision)).count();
+        assert!((1..=3).contains(&chosen), "{chosen} variants for {precision}: k = 3 holds per precision");
+    }
+    for class in ["nvidia-gpu", "gpu", "default"] {
+        let tree = of(class, "f16");
+        assert_eq!(tree.precision, "f16");
+        assert!(tree.leaf_variants().contains(&d.as_str()), "{class}: {:?}", tree.leaf_variants());
+        assert!(tree.comment.contains("gpu-f16.jsonl"), "{}", tree.comment);
+        assert_eq!(of(class, "bf16").root, tree.root);
+    }
+    for class in fewfit_codegen::CLASSES {
+        assert_eq!(of(class, "tf32").root, of(class, "f32").root, "{class}");
+        assert_eq!(of(class, "f64").root, of(class, "f32").root, "{class}");
+    }
+    assert_eq!(of("cpu", "f16").root, of("cpu", "f32").root);
+    assert_eq!(of("cpu", "bf16").root, of("cpu", "f32").root);
+    let text = |rel: &str| String::from_utf8(files[Path::new(rel)].clone()).unwrap();
+    assert_eq!(
+        text("selector/cpu.f16.json"),
+        "{\n  \"class\": \"cpu\",\n  \"precision\": \"f16\",\n  \"same_as\": \"cpu\"\n}\n"
+    );
+    assert!(text("selector/nvidia-gpu.f16.json").contains("\"precision\": \"f16\",\n  \"comment\""));
+    assert!(text("selector/nvidia-gpu.bf16.json").contains("\"same_as\": \"nvidia-gpu.f16\""));
+
     let stdout = String::from_utf8_lossy(&ran.stdout);
     for line in [
+        "f16: ",
         "step 1: ",
         "step 2: NT subtree trained on nt-set.jsonl",
         "step 3: subtree for larger devices",
@@ -313,7 +382,7 @@ fn a_changed_dataset_stops_the_recipe_before_anything_is_written() {
     let ran = regenerate(dir.path(), &recipe, &root);
     let stderr = String::from_utf8_lossy(&ran.stderr);
     assert!(!ran.status.success(), "{}", both(&ran));
-    assert!(stderr.contains("1 of the recipe's 6 files differ"), "{}", both(&ran));
+    assert!(stderr.contains("1 of the recipe's 7 files differ"), "{}", both(&ran));
     assert!(stderr.contains(&format!("{}: sha256 ", Path::new("data/cpu16.jsonl").display())), "{}", both(&ran));
     assert!(!stderr.contains("data: "), "a dataset was loaded before the checksums were checked\n{}", both(&ran));
     assert!(snapshot(&root) == before, "a refused recipe changed files under --root");
