@@ -391,7 +391,8 @@ mod tests {
 
     /// The local memory the tiled and direct kernels declare is what the host counts before it
     /// builds them (`Variant::local_mem_bytes`), DB = 3 / 4's padded slices included, in both
-    /// precisions, on the default device (skipped without one where FEWFIT_TEST_DEVICE=skip).
+    /// precisions, and the tensor-core kernel's in its three, whose elements are as stored; on the
+    /// default device (skipped without one where FEWFIT_TEST_DEVICE=skip).
     #[test]
     fn declared_local_memory_is_what_the_host_counts() {
         let device = match crate::device::DefaultDevice::get() {
@@ -432,6 +433,15 @@ mod tests {
                     let declared = kernel.lock().unwrap().get_local_mem_size(engine.device).unwrap() as usize;
                     assert_eq!(declared, v.local_mem_bytes(precision.bytes()), "{} in {precision:?}", v.id());
                 }
+            }
+        }
+        let mma = Variant::new(Family::Mma, &[("MWG", 64), ("NWG", 32), ("KWG", 32), ("WM", 2), ("WN", 1)]);
+        for precision in [Precision::F16, Precision::Bf16, Precision::Tf32] {
+            let counted = mma.local_mem_bytes(program::local_element_bytes(Family::Mma, precision));
+            assert_eq!(counted, 2 * 96 * (32 * precision.bytes() + 16));
+            for kernel in &CompiledVariant::build(&engine, &mma, precision).unwrap().main.kernels {
+                let declared = kernel.lock().unwrap().get_local_mem_size(engine.device).unwrap() as usize;
+                assert_eq!(declared, counted, "{} in {precision:?}", mma.id());
             }
         }
     }
