@@ -84,6 +84,33 @@ typedef real gbits;
 #define GLOAD_VEC(n, p, aligned) GLOAD_VEC_(n, p, aligned)
 #define GSTORE_VEC(n, v, p, aligned) GSTORE_VEC_(n, v, p, aligned)
 
+// C in global memory holds `creal`, accessed through CREAD, CWRITE, CLOAD_VEC and CSTORE_VEC as A
+// and B are through the G* macros, and `cbits` is its gbits. Without -DC_F32 these are the G* ones.
+// -DC_F32 (with 16-bit storage only) makes C an f32 workspace: a 16-bit launch that splits K adds its
+// splits' parts into it (16-bit C has no atomic add, and parts rounded to 16 bits would lose what
+// f32 accumulation keeps), and the helpers' combine_c then adds it into the 16-bit C.
+#if defined(C_F32)
+#if !STORAGE_16BIT
+#error "-DC_F32 makes C an f32 workspace for 16-bit storage: build it with -DSTORAGE_F16 or -DSTORAGE_BF16"
+#endif
+typedef float creal;
+typedef float cbits;
+#define CREAD(X, i) (X)[i]
+#define CWRITE(X, i, v) ((X)[i] = (v))
+#define CLOAD_VEC_(n, p, aligned) ((aligned) ? *(const __global float##n*)(p) : vload##n(0, (p)))
+#define CSTORE_VEC_(n, v, p, aligned) \
+    do { if (aligned) { *(__global float##n*)(p) = (v); } else { vstore##n((v), 0, (p)); } } while (0)
+#define CLOAD_VEC(n, p, aligned) CLOAD_VEC_(n, p, aligned)
+#define CSTORE_VEC(n, v, p, aligned) CSTORE_VEC_(n, v, p, aligned)
+#else
+typedef greal creal;
+typedef gbits cbits;
+#define CREAD(X, i) GREAD(X, i)
+#define CWRITE(X, i, v) GWRITE(X, i, v)
+#define CLOAD_VEC(n, p, aligned) GLOAD_VEC(n, p, aligned)
+#define CSTORE_VEC(n, v, p, aligned) GSTORE_VEC(n, v, p, aligned)
+#endif
+
 // Operand layouts. The kernel computes column-major C (M x N) = alpha * op(A) op(B) + beta * C.
 // op(A) is M x K and op(B) is K x N; each is stored either contiguous along its outer dimension
 // (M for A, N for B) or contiguous along K, with leading dimension lda / ldb.

@@ -13,8 +13,9 @@
 // of K, a multiple of the work-group's step of K, and adds alpha times its sums into C atomically
 // (the host first scales C by beta); on NVIDIA GPUs (-DNVIDIA_PTX_RED) split 0 of each work-group's
 // block of C stores alpha * its sums + beta * C and then releases the block by a flag, and the other
-// splits add after it, as in kernels/xgemm.cl. With KSPLIT = 0 the host chooses the splits per
-// launch (`k_splits`) and runs the KSPLIT = 1 program where it does not split.
+// splits add after it, as in kernels/xgemm.cl (in 16-bit storage into an f32 workspace, -DC_F32).
+// With KSPLIT = 0 the host chooses the splits per launch (`k_splits`) and runs the KSPLIT = 1
+// program where it does not split.
 #define WGS (NDIMD * KDIMD)
 #define CPW (WPTN * VWD)
 // Rows of C reduced per round: all WPTM at once, or one at a time (RBR = 1), which needs WPTM times
@@ -43,7 +44,7 @@
 inline void direct_body(const int M, const int N, const int kb, const int K, const real alpha, const real beta,
                         const __global greal* restrict A, const int lda, const int a_along_m,
                         const __global greal* restrict B, const int ldb, const int b_along_n,
-                        __global greal* C, const int c_rs, const int c_cs, __local real* partial{% if KSPLIT != 1 %},
+                        __global creal* C, const int c_rs, const int c_cs, __local real* partial{% if KSPLIT != 1 %},
                         const int split, volatile __global uint* tile_flag, const uint epoch{% endif %}) {
     const int tid = get_local_id(1);
     const int nd = b_along_n ? tid % NDIMD : tid / KDIMD;
@@ -171,13 +172,13 @@ inline void direct_body(const int M, const int N, const int kb, const int K, con
             const int i = m0 + r0 + w / CPW;
             const int j = n0 + COLD(ndo, c);
             if (i < M && j < N{% if KSPLIT != 1 %} && kb < K{% endif %}) {
-                __global greal* cp = C + i * c_rs + j * c_cs;
+                __global creal* cp = C + i * c_rs + j * c_cs;
 {% if KSPLIT != 1 %}                if (adds) {
                     atomic_add_real(cp, alpha * sum);
                 } else {
-                    GWRITE(cp, 0, (beta == ZERO) ? alpha * sum : fma(alpha, sum, beta * GREAD(cp, 0)));
+                    CWRITE(cp, 0, (beta == ZERO) ? alpha * sum : fma(alpha, sum, beta * CREAD(cp, 0)));
                 }
-{% else %}                GWRITE(cp, 0, (beta == ZERO) ? alpha * sum : fma(alpha, sum, beta * GREAD(cp, 0)));
+{% else %}                CWRITE(cp, 0, (beta == ZERO) ? alpha * sum : fma(alpha, sum, beta * CREAD(cp, 0)));
 {% endif %}            }
         }
         if (r0 + RROWS < WPTM) {
@@ -201,7 +202,7 @@ __kernel __attribute__((reqd_work_group_size(1, WGS, 1)))
 void direct_a{{ a }}_b{{ b }}(const int M, const int N, const int K, const real alpha, const real beta,
                     const __global greal* restrict A, const int a_off, const int lda,
                     const __global greal* restrict B, const int b_off, const int ldb,
-                    __global greal* C, const int c_off, const int c_rs, const int c_cs,
+                    __global creal* C, const int c_off, const int c_rs, const int c_cs,
                     const int a_bs, const int b_bs, const int c_bs, const int k_splits{% if KSPLIT != 1 %}
 #if defined(NVIDIA_PTX_RED)
                     , volatile __global uint* tile_flags, const uint epoch

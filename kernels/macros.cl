@@ -1,5 +1,5 @@
 {# Template macros shared by the kernel families. Tera macros see only their arguments. #}
-{% macro vector_helpers(dim, w) -%}
+{% macro vector_helpers(dim, w, c=false) -%}
 {% if w == 1 -%}
 typedef real real{{ dim }};
 #define VLOAD{{ dim }}(p) (*(p))
@@ -26,6 +26,16 @@ typedef real{{ w }} real{{ dim }};
 {% else -%}
 #define GLOAD{{ dim }}(p, aligned) GLOAD_VEC({{ w }}, (p), (aligned))
 #define GSTORE{{ dim }}(v, p, aligned) GSTORE_VEC({{ w }}, (v), (p), (aligned))
+{% endif -%}
+{% if c -%}
+// The same of C (creal: common.cl).
+{% if w == 1 -%}
+#define CLOAD{{ dim }}(p, aligned) CREAD((p), 0)
+#define CSTORE{{ dim }}(v, p, aligned) CWRITE((p), 0, (v))
+{% else -%}
+#define CLOAD{{ dim }}(p, aligned) CLOAD_VEC({{ w }}, (p), (aligned))
+#define CSTORE{{ dim }}(v, p, aligned) CSTORE_VEC({{ w }}, (v), (p), (aligned))
+{% endif -%}
 {% endif -%}
 {% endmacro vector_helpers %}
 
@@ -217,15 +227,15 @@ inline void land_{{ name }}(__local real* lm, const real* r, const int along_out
 
 {% macro scale_kernel() -%}
 // C = beta * C over an M x N block of C (beta = 0 writes zeros, even over NaN): the whole GEMM when
-// alpha = 0 or K = 0, where A and B are not read, and the first step of a split-K GEMM. Dimension 2
-// is the batch.
+// alpha = 0 or K = 0, where A and B are not read, and the first step of a split-K GEMM (in 16-bit
+// storage, with beta = 0, of its f32 workspace: -DC_F32). Dimension 2 is the batch.
 __kernel void scale_c(const int M, const int N, const real beta,
-                      __global greal* C, const int c_off, const int c_rs, const int c_cs, const int c_bs) {
+                      __global creal* C, const int c_off, const int c_rs, const int c_cs, const int c_bs) {
     const int i = get_global_id(0);
     const int j = get_global_id(1);
     if (i < M && j < N) {
         const int idx = c_off + get_global_id(2) * c_bs + i * c_rs + j * c_cs;
-        GWRITE(C, idx, (beta == ZERO) ? ZERO : beta * GREAD(C, idx));
+        CWRITE(C, idx, (beta == ZERO) ? ZERO : beta * CREAD(C, idx));
     }
 }
 {%- endmacro scale_kernel %}
@@ -264,19 +274,20 @@ void transpose_operand(const int rows, const int cols, const __global gbits* res
 {%- endmacro transpose_kernel %}
 
 {% macro atomic_add() -%}
-// atomic_add_real(p, v): *p += v atomically, where the device can (ATOMIC_ADD_REAL is then defined);
-// never in 16-bit storage, where the host does not split K.
-#if STORAGE_16BIT
+// atomic_add_real(p, v): *p += v atomically into C, where the device can (ATOMIC_ADD_REAL is then
+// defined): into f32 or f64 C, and in 16-bit storage into the f32 workspace of -DC_F32 (common.cl),
+// never into a 16-bit C.
+#if STORAGE_16BIT && !defined(C_F32)
 #elif defined(NVIDIA_PTX_RED)
 // By one PTX reduction (NVIDIA GPUs; the host passes -DNVIDIA_PTX_RED there): fire and forget,
 // where a compare-and-swap loop reads, waits and retries on every collision.
 #define ATOMIC_ADD_REAL
 #if PRECISION == 64
-inline void atomic_add_real(__global real* p, const real v) {
+inline void atomic_add_real(__global creal* p, const real v) {
     asm volatile("red.global.add.f64 [%0], %1;" :: "l"(p), "d"(v) : "memory");
 }
 #else
-inline void atomic_add_real(__global real* p, const real v) {
+inline void atomic_add_real(__global creal* p, const real v) {
     asm volatile("red.global.add.f32 [%0], %1;" :: "l"(p), "f"(v) : "memory");
 }
 #endif
@@ -288,7 +299,7 @@ inline void atomic_add_real(__global real* p, const real v) {
 #elif PRECISION == 64 && defined(INT64_ATOMICS)
 #define ATOMIC_ADD_REAL
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
-inline void atomic_add_real(__global real* p, const real v) {
+inline void atomic_add_real(__global creal* p, const real v) {
     ulong old = 0;
     for (;;) {
         const ulong seen = atom_cmpxchg((volatile __global ulong*)p, old, as_ulong(as_double(old) + v));
@@ -298,7 +309,7 @@ inline void atomic_add_real(__global real* p, const real v) {
 }
 #elif PRECISION == 32
 #define ATOMIC_ADD_REAL
-inline void atomic_add_real(__global real* p, const real v) {
+inline void atomic_add_real(__global creal* p, const real v) {
     uint old = 0;
     for (;;) {
         const uint seen = atomic_cmpxchg((volatile __global uint*)p, old, as_uint(as_float(old) + v));
@@ -310,8 +321,8 @@ inline void atomic_add_real(__global real* p, const real v) {
 {%- endmacro atomic_add %}
 
 {% macro split_flags() -%}
-#if STORAGE_16BIT
-#error "split K and stream-K add into C atomically, in f32 or f64 only: the host runs the unsplit program in f16 and bf16"
+#if STORAGE_16BIT && !defined(C_F32)
+#error "split K and stream-K add into C atomically, in f32 or f64 only: in f16 and bf16 the host builds them with -DC_F32"
 #endif
 #if defined(NVIDIA_PTX_RED)
 // The flags of split K on NVIDIA GPUs: the split that stores a tile of C releases it by setting its

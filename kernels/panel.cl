@@ -51,9 +51,10 @@
 typedef PASTE_VALUES(real, LANES) realP;
 #define VLOADP(p) PASTE_VALUES(vload, LANES)(0, (p))
 #define VSTOREP(v, p) PASTE_VALUES(vstore, LANES)((v), 0, (p))
-// LANES elements of A, B or C at p, which need only an element's alignment (common.cl).
+// LANES elements of A or B, and of C, at p, which need only an element's alignment (common.cl).
 #define GLOADP(p) GLOAD_VEC(LANES, (p), false)
-#define GSTOREP(v, p) GSTORE_VEC(LANES, (v), (p), false)
+#define CLOADP(p) CLOAD_VEC(LANES, (p), false)
+#define CSTOREP(v, p) CSTORE_VEC(LANES, (v), (p), false)
 {{ macros::atomic_add() }}
 // The sum of a vector's lanes.
 inline real hsum(const realP v) {
@@ -70,7 +71,7 @@ inline real hsum(const realP v) {
 }
 
 // c = alpha * v + beta * c for c = X[i]; C is not read when beta = 0.
-#define UPDATE(X, i, v) GWRITE(X, i, (beta == ZERO) ? alpha * (v) : fma(alpha, (v), beta * GREAD(X, i)))
+#define UPDATE(X, i, v) CWRITE(X, i, (beta == ZERO) ? alpha * (v) : fma(alpha, (v), beta * CREAD(X, i)))
 // UPDATE, or where the launch splits K (`adds`), c += alpha * v atomically (C holds beta * C, and
 // the other splits add their parts). Without an atomic add (f64 without -DINT64_ATOMICS, 16-bit
 // storage) the host never splits K.
@@ -154,7 +155,7 @@ inline void panel_outer(const int M, const int N, const int kb, const int ke, co
                         const real alpha, const real beta,
                         const __global greal* restrict A, const int lda,
                         const __global greal* restrict B, const int ldb, const int b_along_n,
-                        __global greal* C, const int c_rs, const int c_cs, const int i0, const int j0,
+                        __global creal* C, const int c_rs, const int c_cs, const int i0, const int j0,
                         __local real* restrict a_slice) {
     // Where column j0 + c of B starts and how to step along K (clamped to column N - 1).
     const int b_step = b_along_n ? ldb : 1;
@@ -211,10 +212,10 @@ inline void panel_outer(const int M, const int N, const int kb, const int ke, co
         if (active && kb < ke && j0 + c < N) {
             #pragma unroll
             for (int v = 0; v < MV; v++) {
-                __global greal* cp = C + (ia + v * LANES) * c_rs + (j0 + c) * c_cs;
+                __global creal* cp = C + (ia + v * LANES) * c_rs + (j0 + c) * c_cs;
                 if (rows_inside && ia == i0 && c_rs == 1 && !adds) {
                     const realP r = alpha * acc[v][c];
-                    GSTOREP((beta == ZERO) ? r : fma((realP)(beta), GLOADP(cp), r), cp);
+                    CSTOREP((beta == ZERO) ? r : fma((realP)(beta), CLOADP(cp), r), cp);
                 } else {
                     real e[LANES];
                     VSTOREP(acc[v][c], e);
@@ -233,7 +234,7 @@ inline void panel_dot(const int M, const int N, const int kb, const int ke, cons
                       const real alpha, const real beta,
                       const __global greal* restrict A, const int lda,
                       const __global greal* restrict B, const int ldb, const int b_along_n,
-                      __global greal* C, const int c_rs, const int c_cs, const int i0, const int j0) {
+                      __global creal* C, const int c_rs, const int c_cs, const int i0, const int j0) {
     for (int r0 = i0; r0 < min(i0 + BM, M); r0 += SR) {
         for (int c0 = j0; c0 < min(j0 + NR, N); c0 += SC) {
             const __global greal* ar[SR];
@@ -304,7 +305,7 @@ __kernel __attribute__((reqd_work_group_size(ITEMS_M, LN, 1)))
 void panel_a{{ a }}_b{{ b }}(const int M, const int N, const int K, const real alpha, const real beta,
                    const __global greal* restrict A, const int a_off, const int lda,
                    const __global greal* restrict B, const int b_off, const int ldb,
-                   __global greal* C, const int c_off, const int c_rs, const int c_cs,
+                   __global creal* C, const int c_off, const int c_rs, const int c_cs,
                    const int a_bs, const int b_bs, const int c_bs, const int k_splits) {
     const int batch = get_global_id(2) / k_splits;
     const int split = get_global_id(2) % k_splits;

@@ -27,7 +27,8 @@
 // (-DNVIDIA_PTX_RED) the host does not scale C: split 0 of each tile stores alpha * its product +
 // beta * C as an unsplit launch does, then releases the tile by a flag; the other splits wait for
 // that flag before they add. Waiting is safe because work-groups
-// start in the order of their index and split 0 has the lowest of its tile. With KSPLIT = 0 the host
+// start in the order of their index and split 0 has the lowest of its tile. In 16-bit storage the
+// host builds a program that splits with -DC_F32 and passes an f32 workspace as C (common.cl). With KSPLIT = 0 the host
 // chooses the number of splits (at least 2) per launch, the `k_splits` argument, and runs the
 // KSPLIT = 1 program where it does not split. With SK > 0 (stream-K), the launch is SK work-groups
 // per compute unit along dimension 0, which share the (batch item, tile, KWG-deep step of K)
@@ -72,10 +73,11 @@
 #endif
 
 // Whether every vector of w elements at X + i + j * ld (i a multiple of w) is aligned to its size
-// (in storage bytes).
+// (in storage bytes); of A or B, and of C.
 #define ALIGNED(X, ld, w) ((((size_t)(X)) % ((w) * sizeof(gbits)) == 0) && ((ld) % (w) == 0))
+#define C_ALIGNED(X, ld, w) ((((size_t)(X)) % ((w) * sizeof(cbits)) == 0) && ((ld) % (w) == 0))
 
-{{ macros::vector_helpers(dim="M", w=VWM) }}
+{{ macros::vector_helpers(dim="M", w=VWM, c=true) }}
 {{ macros::vector_helpers(dim="N", w=VWN) }}
 {{ macros::vector_helpers(dim="K", w=VWK) }}
 {% if DB == 3 or DB == 4 %}{{ macros::vector_helpers(dim="I", w=KWI) }}{% endif %}
@@ -129,7 +131,7 @@ inline void copy_vector(__local real* d, const __global real* s, const int w) {
 inline void xgemm_body(const int M, const int N, const int K, {% if SK != 0 %}const int m0, const int n0, const int kb, const int ke, const int batch{% else %}const int split, const int splits{% endif %}, const real alpha, const real beta,
                        const __global greal* restrict A, const int lda, const int a_along_m,
                        const __global greal* restrict B, const int ldb, const int b_along_n,
-                       __global greal* C, const int ldc, __local real* alm, __local real* blm{% if KSPLIT != 1 or SK != 0 %},
+                       __global creal* C, const int ldc, __local real* alm, __local real* blm{% if KSPLIT != 1 or SK != 0 %},
                        volatile __global uint* tile_flags, const uint epoch{% endif %}) {
     const int tm = get_local_id(0);
     const int tn = get_local_id(1);
@@ -404,12 +406,12 @@ inline void xgemm_body(const int M, const int N, const int K, {% if SK != 0 %}co
             const real* e = (const real*)&acc[mv][ni];
             if (j < N && kb < ke) {
                 for (int v = 0; v < VWM && i0 + v < M; v++) {
-                    __global greal* c = C + i0 + v + j * ldc;
+                    __global creal* c = C + i0 + v + j * ldc;
                     const real r = alpha * e[v];
                     if (adds) {
                         atomic_add_real(c, r);
                     } else {
-                        GWRITE(c, 0, (beta == ZERO) ? r : fma(beta, GREAD(c, 0), r));
+                        CWRITE(c, 0, (beta == ZERO) ? r : fma(beta, CREAD(c, 0), r));
                     }
                 }
             }
@@ -421,21 +423,21 @@ inline void xgemm_body(const int M, const int N, const int K, {% if SK != 0 %}co
     }
 #endif
 {% else %}    // C = alpha * acc + beta * C (C is not read when beta = 0), a vector at a time inside C.
-    const bool c_aligned = ALIGNED(C, ldc, VWM);
+    const bool c_aligned = C_ALIGNED(C, ldc, VWM);
     #pragma unroll
     for (int ni = 0; ni < NWI; ni++) {
         const int j = n0 + COL_OF(tn, ni);
         #pragma unroll
         for (int mv = 0; mv < MWI / VWM; mv++) {
             const int i0 = m0 + ROW_OF(tm, mv * VWM);
-            __global greal* c = C + i0 + j * ldc;
+            __global creal* c = C + i0 + j * ldc;
             if (j < N && i0 + VWM <= M) {
                 const realM r = alpha * acc[mv][ni];
-                GSTOREM((beta == ZERO) ? r : fma((realM)(beta), GLOADM(c, c_aligned), r), c, c_aligned);
+                CSTOREM((beta == ZERO) ? r : fma((realM)(beta), CLOADM(c, c_aligned), r), c, c_aligned);
             } else if (j < N) {
                 const real* e = (const real*)&acc[mv][ni];
                 for (int v = 0; v < VWM && i0 + v < M; v++) {
-                    GWRITE(c, v, (beta == ZERO) ? alpha * e[v] : fma(alpha, e[v], beta * GREAD(c, v)));
+                    CWRITE(c, v, (beta == ZERO) ? alpha * e[v] : fma(alpha, e[v], beta * CREAD(c, v)));
                 }
             }
         }
@@ -453,7 +455,7 @@ __kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1)))
 void xgemm_a{{ a }}_b{{ b }}(const int M, const int N, const int K, const real alpha, const real beta,
                    const __global greal* restrict A, const int a_off, const int lda,
                    const __global greal* restrict B, const int b_off, const int ldb,
-                   __global greal* C, const int c_off, const int ldc,
+                   __global creal* C, const int c_off, const int ldc,
                    const int a_bs, const int b_bs, const int c_bs, const int k_splits{% if KSPLIT != 1 or SK != 0 %}
 #if defined(NVIDIA_PTX_RED)
                    , volatile __global uint* tile_flags, const uint epoch

@@ -120,7 +120,9 @@ impl Renderer {
         Ok(Sources { main: self.render(&unsplit)?, split: Some(self.render(variant)?), unpacked: None })
     }
 
-    /// The source of the helper program (C = beta * C, used when alpha = 0 or K = 0).
+    /// The source of the helper program: `scale_c` (C = beta * C, used when alpha = 0 or K = 0),
+    /// and built with 16-bit storage `combine_c` (C = W + beta * C, which finishes a launch that
+    /// split K into an f32 workspace W).
     pub fn render_helpers(&self) -> Result<String> {
         let body = self.tera.render("scale.cl", &tera::Context::new()).map_err(|e| template_error("scale.cl", &e))?;
         Ok(format!(
@@ -265,7 +267,8 @@ mod tests {
         let mut by_rows = v.clone();
         by_rows.params.insert("RBR".into(), 1);
         assert!(render(&by_rows).unwrap().contains("#define RROWS 1"));
-        assert!(render_helpers().unwrap().contains("scale_c"));
+        let helpers = render_helpers().unwrap();
+        assert!(helpers.contains("void scale_c(") && helpers.contains("void combine_c("));
         // Splits of K chosen per launch: the unsplit program as KSPLIT = 1 renders it, and a split
         // program that adds into C, scales C first where it must, and on NVIDIA waits for split 0.
         let mut auto = v.clone();

@@ -1,11 +1,13 @@
 //! The launch of a built variant: the problem oriented for its kernel, operands copied transposed
 //! first where that pays, the splits of K or stream-K chosen by the launch policy, C scaled first
-//! where the device's atomic add needs it, and the kernel enqueued with or without an event.
+//! where the device's atomic add needs it, in 16-bit storage the splits added into an f32
+//! workspace and then into C, and the kernel enqueued with or without an event.
 
 use std::ptr;
+use std::sync::Mutex;
 
 use opencl3::kernel::Kernel;
-use opencl3::types::{cl_command_queue, cl_event};
+use opencl3::types::{cl_command_queue, cl_event, cl_mem};
 
 use super::launch_policy::LaunchPolicy;
 use super::program::CompiledVariant;
@@ -15,7 +17,7 @@ use crate::cl::mem_len;
 use crate::cl::{launch, Event, KernelArgs};
 use crate::codegen::{Family, Orientation};
 use crate::error::{Error, Result};
-use crate::spec::{Element, Operand, Problem};
+use crate::spec::{Element, MatrixC, Operand, Problem};
 
 impl CompiledVariant {
     /// Checks a GEMM's arguments and enqueues it on this variant (the tuner's way to time any
@@ -40,8 +42,9 @@ impl CompiledVariant {
     /// As [`CompiledVariant::enqueue_gemm`], also returning the event of the launch's first kernel
     /// where it enqueues more than one (`None` otherwise): the copy of an operand transposed
     /// ([`LaunchPolicy::transposes_first`]), or the `scale_c` kernel that a launch splitting K enqueues
-    /// first where the device's atomic add needs it (not on NVIDIA GPUs). The launch's device time
-    /// runs from that event's start to the kernel's end.
+    /// first where the device's atomic add needs it (not on NVIDIA GPUs), or in 16-bit storage the
+    /// kernel of a launch splitting K, whose event is then `combine_c`'s. The launch's device time
+    /// runs from that event's start to the returned event's end.
     #[cfg(feature = "tuning")]
     #[allow(clippy::too_many_arguments)]
     pub fn enqueue_gemm_timed<T: Element>(
@@ -79,9 +82,11 @@ impl CompiledVariant {
     /// ([`LaunchPolicy::transposes_first`]). A launch that splits K (or runs stream-K) with
     /// compare-and-swap adds first enqueues C = beta * C; with PTX reductions it is one kernel,
     /// whose split 0 (for stream-K, the part with the tile's first step of K) releases each tile's
-    /// other parts. The kernel waits for what comes first, so the returned event completes after
-    /// all (its profiling times are the kernel's alone). Without `want_event` the kernel is
-    /// enqueued without an event where nothing here needs one, and the returned event is null.
+    /// other parts. In 16-bit storage such a launch runs into an f32 workspace instead of C (as
+    /// alpha * op(A) op(B) + 0 * W), and `combine_c` then sets C = W + beta * C. The kernel waits
+    /// for what comes first, so the returned event completes after all (its profiling times are
+    /// the last kernel's alone). Without `want_event` the kernels are enqueued without an event
+    /// where nothing here needs one, and the returned event is null.
     pub(crate) fn enqueue<T: Element>(
         &self,
         queue: cl_command_queue,
@@ -95,7 +100,8 @@ impl CompiledVariant {
     }
 
     /// [`CompiledVariant::enqueue`], also returning the event of the launch's first kernel where it
-    /// enqueues more than one (a transposed copy, else `scale_c`).
+    /// enqueues more than one (a transposed copy, else `scale_c`, else the kernel before
+    /// `combine_c`).
     fn enqueue_with_first<T: Element>(
         &self,
         queue: cl_command_queue,
@@ -113,9 +119,15 @@ impl CompiledVariant {
         // Their scratch buffers stay leased until the kernel that reads them records its event.
         let copies = self.copy_transposed::<T>(queue, &mut p, wait)?;
         let g = &self.geometry;
-        let stream_k_groups =
-            self.split.as_ref().and_then(|_| g.stream_k_groups(p.m, p.n, p.k, p.batch, self.compute_units));
-        let (splits, entries) = match &self.split {
+        // In 16-bit storage a launch that splits K adds into an f32 workspace of M x N x batch
+        // elements; where that passes the device's largest buffer or the kernels' int range, the
+        // launch does not split.
+        let workspace_elements = p.m.checked_mul(p.n).and_then(|e| e.checked_mul(p.batch)).unwrap_or(usize::MAX);
+        let workspace_bytes = workspace_elements.saturating_mul(std::mem::size_of::<f32>());
+        let workspace_fits = workspace_elements <= i32::MAX as usize && workspace_bytes <= self.max_alloc_bytes;
+        let split_program = self.split.as_ref().filter(|_| self.combine.is_none() || workspace_fits);
+        let stream_k_groups = split_program.and_then(|_| g.stream_k_groups(p.m, p.n, p.k, p.batch, self.compute_units));
+        let (splits, entries) = match split_program {
             Some(split) if stream_k_groups.is_some() => (1, split),
             Some(split) => match g.splits_for(p.m, p.n, p.k, p.batch, self.compute_units, self.atomic_add) {
                 1 => (1, &self.main),
@@ -134,20 +146,35 @@ impl CompiledVariant {
         };
         let adds_into_c = splits > 1 || stream_k_groups.is_some();
         let released_by_first_part = adds_into_c && !self.atomic_add.scales_c_first();
+        let mut leases: Vec<Lease> = Vec::new();
+        // In 16-bit storage the kernel of a launch that adds into C writes `k`'s C, the f32 workspace
+        // (compact in `p`'s orientation), with beta = 0 (split 0 stores it, or `scale_c` zeroes it);
+        // `combine_c` then adds it into `p`'s C. Elsewhere `k` is `p`.
+        let (k, k_beta, combine) = match &self.combine {
+            Some(combine) if adds_into_c => {
+                let lease = self.workspaces.lease(queue, workspace_bytes, self.max_alloc_bytes)?;
+                let workspace = lease.mem();
+                leases.push(lease);
+                let c = MatrixC { mem: workspace, offset: 0, row_stride: 1, col_stride: p.m, batch_stride: p.m * p.n };
+                (Problem { c, ..p }, T::SCALAR_ZERO, Some((combine, workspace)))
+            }
+            _ => (p, beta, None),
+        };
         // Everything that can fail before the kernel's own enqueue (its arguments, the flags'
-        // buffer) comes before anything that writes C: `scale_c`, enqueued last but one.
+        // buffer) comes before anything that writes C: `scale_c`, enqueued last but one, or in
+        // 16-bit storage `combine_c`, enqueued last.
         let entry =
             entries.kernels[p.a.along_outer as usize * 2 + p.b.along_outer as usize].lock().expect("kernel lock");
         let mut args = KernelArgs::new(&entry);
-        args.int(p.m)?.int(p.n)?.int(p.k)?.value(alpha)?.value(beta)?;
+        args.int(p.m)?.int(p.n)?.int(p.k)?.value(alpha)?.value(k_beta)?;
         args.mem(p.a.mem)?.int(p.a.offset)?.int(p.a.ld)?;
         args.mem(p.b.mem)?.int(p.b.offset)?.int(p.b.ld)?;
-        args.mem(p.c.mem)?.int(p.c.offset)?;
+        args.mem(k.c.mem)?.int(k.c.offset)?;
         match self.family {
-            Family::Xgemm | Family::Mma => args.int(p.c.col_stride)?,
-            Family::Direct | Family::Panel => args.int(p.c.row_stride)?.int(p.c.col_stride)?,
+            Family::Xgemm | Family::Mma => args.int(k.c.col_stride)?,
+            Family::Direct | Family::Panel => args.int(k.c.row_stride)?.int(k.c.col_stride)?,
         };
-        args.int(p.a.batch_stride)?.int(p.b.batch_stride)?.int(p.c.batch_stride)?;
+        args.int(p.a.batch_stride)?.int(p.b.batch_stride)?.int(k.c.batch_stride)?;
         match self.family {
             // Stream-K takes the batch items here, its launch has one along dimension 2.
             Family::Xgemm => {
@@ -163,7 +190,6 @@ impl CompiledVariant {
             None => [tiles[0] * g.local[0], tiles[1] * g.local[1], p.batch * splits],
         };
         let local = Some([g.local[0], g.local[1], 1]);
-        let mut leases: Vec<Lease> = Vec::new();
         if released_by_first_part {
             let bytes = tiles[0] * tiles[1] * p.batch * std::mem::size_of::<u32>();
             let flags = self.tile_flags.lease(queue, bytes, self.max_alloc_bytes)?;
@@ -172,10 +198,11 @@ impl CompiledVariant {
         }
         let scaled = match &self.scale {
             // Only where C is scaled first: there is no `scale` where split 0 releases the tile.
-            // From here, a failed enqueue of the kernel leaves C scaled by beta.
+            // From here, a failed enqueue of the kernel leaves C scaled by beta (the workspace
+            // zeroed, in 16-bit storage).
             Some(scale) if adds_into_c => {
                 let kernel = scale.lock().expect("kernel lock");
-                Some(Event(enqueue_scale_c::<T>(queue, &kernel, &p, beta, self.scale_local, wait, true)?))
+                Some(Event(enqueue_scale_c::<T>(queue, &kernel, &k, k_beta, self.scale_local, wait, true)?))
             }
             _ => None,
         };
@@ -194,10 +221,23 @@ impl CompiledVariant {
         // `Engine::release_scratch` can tell when its buffers are free.
         if !want_event && leases[0].in_order() && copy_events.is_empty() {
             let none = launch(queue, &entry, global, local, wait, false)?;
+            if let Some((combine, workspace)) = combine {
+                enqueue_combine::<T>(queue, combine, &p, workspace, beta, self.scale_local, &[], false)?;
+            }
             leases.into_iter().for_each(Lease::launched_unobserved);
             return Ok((none, None));
         }
-        let event = launch(queue, &entry, global, local, wait, true)?;
+        let kernel_event = launch(queue, &entry, global, local, wait, true)?;
+        // In 16-bit storage the launch ends with `combine_c`, after the kernel.
+        let (event, kernel_first) = match combine {
+            Some((combine, workspace)) => {
+                let kernel_event = Event(kernel_event);
+                let wait = [kernel_event.0];
+                let event = enqueue_combine::<T>(queue, combine, &p, workspace, beta, self.scale_local, &wait, true)?;
+                (event, Some(kernel_event))
+            }
+            None => (kernel_event, None),
+        };
         for lease in leases {
             lease.launched(event)?;
         }
@@ -205,7 +245,7 @@ impl CompiledVariant {
             drop(Event(event)); // the leases hold their own references
             return Ok((ptr::null_mut(), None));
         }
-        Ok((event, copy_events.into_iter().next().or(scaled)))
+        Ok((event, copy_events.into_iter().next().or(scaled).or(kernel_first)))
     }
 
     /// Copies each operand of `p` that [`LaunchPolicy::transposes_first`] names into a scratch buffer
@@ -289,4 +329,26 @@ pub(super) fn enqueue_scale_c<T: Element>(
     args.int(problem.c.offset)?.int(problem.c.row_stride)?.int(problem.c.col_stride)?.int(problem.c.batch_stride)?;
     let global = [problem.m.div_ceil(16) * 16, problem.n.div_ceil(16) * 16, problem.batch];
     launch(queue, kernel, global, Some([16, 16, 1]).filter(|_| local_16x16), wait, want_event)
+}
+
+/// Enqueues a `combine_c` kernel: C = W + beta * C over a checked problem's C, W the f32 workspace
+/// that a 16-bit launch's kernel added its splits into (element (i, j) of batch item b at
+/// i + j * M + b * M * N), in work-groups of 64 where `local_64` (else the runtime's choice).
+#[allow(clippy::too_many_arguments)]
+fn enqueue_combine<T: Element>(
+    queue: cl_command_queue,
+    kernel: &Mutex<Kernel>,
+    problem: &Problem,
+    workspace: cl_mem,
+    beta: T::Scalar,
+    local_64: bool,
+    wait: &[cl_event],
+    want_event: bool,
+) -> Result<cl_event> {
+    let kernel = kernel.lock().expect("kernel lock");
+    let mut args = KernelArgs::new(&kernel);
+    args.int(problem.m)?.int(problem.n)?.value(beta)?.mem(workspace)?.mem(problem.c.mem)?;
+    args.int(problem.c.offset)?.int(problem.c.row_stride)?.int(problem.c.col_stride)?.int(problem.c.batch_stride)?;
+    let global = [(problem.m * problem.n).div_ceil(64) * 64, problem.batch, 1];
+    launch(queue, &kernel, global, Some([64, 1, 1]).filter(|_| local_64), wait, want_event)
 }

@@ -247,7 +247,10 @@ pub trait LaunchPolicy {
     /// ... within the limits of the [`SplitRule`] on work-groups, on C times splits, on depth of K per
     /// split (at least, and per work-group) and on splits. Splitting pays while too few tiles fill
     /// the device, and its adds into C (and the scaling of C, where there is one) cost in
-    /// proportion to C times the splits.
+    /// proportion to C times the splits. In 16-bit storage the same rules apply (and to
+    /// [`LaunchPolicy::stream_k_groups`]): the splits add into an f32 workspace, and a further
+    /// kernel adds that into C, one more pass over C, which is small where a launch splits (M x N
+    /// small against K).
     fn splits_for(
         &self,
         m: usize,
@@ -532,10 +535,10 @@ mod tests {
     #[test]
     fn mma_launches_as_an_unsplit_tile() {
         // Whatever the shape: no split of K, no stream-K, no operand copied transposed first.
-        let v = Variant::new(Family::Mma, &[("MWG", 128), ("NWG", 128), ("KWG", 32), ("WM", 2), ("WN", 2)]);
+        let v = Variant::new(Family::Mma, &[("MWG", 64), ("NWG", 64), ("KWG", 32), ("WM", 2), ("WN", 2)]);
         assert_eq!(v.validate(), Ok(()));
         let g = v.geometry();
-        assert_eq!((g.local, g.tile, g.k_step), ([64, 2], [128, 128], 32));
+        assert_eq!((g.local, g.tile, g.k_step), ([64, 2], [64, 64], 32));
         for (m, n, k) in [(64, 64, 1 << 20), (8192, 8192, 8192), (16, 16, 16)] {
             for add in [AtomicAdd::CompareAndSwap, AtomicAdd::Reduction] {
                 assert_eq!(g.splits_for(m, n, k, 1, 132, add), 1);

@@ -44,8 +44,9 @@ impl CompiledVariant {
         let renderer = RENDERER.get_or_try_init(|| crate::codegen::Renderer::new(&program::KERNEL_TEMPLATES))?;
         let sources = renderer.render_sources(variant)?;
         let (split, unpacked) = (sources.split.as_deref(), sources.unpacked.as_deref());
+        let set = engine.set(precision)?;
         CompiledVariant::from_source(
-            &engine.target(),
+            &set.target(engine),
             &variant.id(),
             variant,
             &sources.main,
@@ -63,18 +64,25 @@ struct CompiledSet {
     variants: Vec<Retrying<CompiledVariant>>,
     /// `scale_c`, for alpha = 0 or K = 0.
     scale: Mutex<Kernel>,
-    _helpers: Program,
+    /// The helpers program: `scale_c`, and in 16-bit storage `combine_c`, which the variants take
+    /// for their launches that split K.
+    helpers: Program,
 }
 
 impl CompiledSet {
     /// Builds the helpers; each variant is built when a call first needs it, and the rest of the
     /// tree's in the background after a process's first call ([`Engine::build_ahead`]).
     fn build(engine: &Engine, precision: Precision) -> Result<CompiledSet> {
-        let helpers =
-            Program::build(&engine.target(), "helpers", HELPERS_SOURCE, precision.build_options(), &["scale_c"])?;
+        let kernels: &[&str] = if precision.is_half() { &["scale_c", "combine_c"] } else { &["scale_c"] };
+        let helpers = Program::build(&engine.target(), "helpers", HELPERS_SOURCE, precision.build_options(), kernels)?;
         let scale = Mutex::new(helpers.kernel("scale_c")?);
         let variants = VariantId::ALL.iter().map(|_| Retrying::new()).collect();
-        Ok(CompiledSet { precision, variants, scale, _helpers: helpers })
+        Ok(CompiledSet { precision, variants, scale, helpers })
+    }
+
+    /// What building a variant of this set needs: the engine's, and the set's helpers.
+    fn target<'a>(&'a self, engine: &'a Engine) -> Target<'a> {
+        Target { helpers: Some(&self.helpers), ..engine.target() }
     }
 
     /// Builds the variants the device's tree can pick (in parallel where the driver allows); fails
@@ -98,7 +106,7 @@ impl CompiledSet {
         self.variants[id.index()].get_or_build(|| {
             let info = id.info();
             let built = CompiledVariant::from_source(
-                &engine.target(),
+                &self.target(engine),
                 info.id,
                 &id.variant(),
                 info.source,
@@ -167,6 +175,8 @@ pub struct Engine {
     /// The scratch buffers of operands A and B copied transposed first, which all the set's
     /// variants share: each holds the largest copy a launch has needed, for the engine's life.
     transposed_copies: Arc<[BufferPool; 2]>,
+    /// The f32 workspaces of 16-bit launches that split K, which all variants share, likewise.
+    workspaces: Arc<BufferPool>,
 }
 
 // SAFETY: OpenCL contexts and device ids may be used from any thread; the sets are built behind locks.
@@ -204,9 +214,10 @@ impl Engine {
         unsafe { opencl3::context::context::retain_context(context) }.map_err(cl("clRetainContext"))?;
         let cache = BinaryCache::for_device(&info);
         let transposed_copies = Arc::new([BufferPool::new(false, 0), BufferPool::new(false, 0)]);
+        let workspaces = Arc::new(BufferPool::new(false, 0));
         let sets = Precision::ALL.map(|_| Retrying::new());
         let building_ahead = Precision::ALL.map(|_| AtomicBool::new(false));
-        Ok(Engine { context, device, info, cache, sets, building_ahead, transposed_copies })
+        Ok(Engine { context, device, info, cache, sets, building_ahead, transposed_copies, workspaces })
     }
 
     /// The engine of a (context, device), created on first use and kept until [`release_engines`].
@@ -239,7 +250,8 @@ impl Engine {
         !self.info.platform_version.contains("Oclgrind")
     }
 
-    /// What building a program for this engine needs.
+    /// What building a program for this engine needs (a variant's also needs its set's helpers:
+    /// [`CompiledSet::target`]).
     fn target(&self) -> Target<'_> {
         Target {
             context: self.context,
@@ -247,6 +259,8 @@ impl Engine {
             info: &self.info,
             cache: &self.cache,
             transposed_copies: &self.transposed_copies,
+            workspaces: &self.workspaces,
+            helpers: None,
         }
     }
 
@@ -255,12 +269,12 @@ impl Engine {
     }
 
     /// Releases the scratch buffers that large launches copy an operand transposed into
-    /// (`LaunchPolicy::transposes_first`), which the engine otherwise keeps for its
-    /// life, and returns their bytes. Buffers that a launch may still use stay; a later
-    /// large launch makes a new one.
+    /// (`LaunchPolicy::transposes_first`) and the f32 workspaces of 16-bit launches that split K,
+    /// which the engine otherwise keeps for its life, and returns their bytes. Buffers that a
+    /// launch may still use stay; a later launch makes a new one.
     pub fn release_scratch(&self) -> Result<usize> {
         let mut released = 0;
-        for pool in self.transposed_copies.iter() {
+        for pool in self.transposed_copies.iter().chain([&*self.workspaces]) {
             released += pool.release_free()?;
         }
         Ok(released)

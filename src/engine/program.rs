@@ -46,7 +46,8 @@ pub fn build_stats() -> BuildStats {
 }
 
 /// What building a program needs of an engine: its context and device, the device's facts, the
-/// binary cache, and the scratch buffers that the variants it builds share.
+/// binary cache, the scratch buffers that the variants it builds share, and the helpers program of
+/// the precision they are built for.
 #[derive(Clone, Copy)]
 pub(crate) struct Target<'a> {
     /// The engine's context.
@@ -59,6 +60,12 @@ pub(crate) struct Target<'a> {
     pub cache: &'a BinaryCache,
     /// The scratch buffers of operands A and B copied transposed first.
     pub transposed_copies: &'a Arc<[BufferPool; 2]>,
+    /// The f32 workspaces of 16-bit launches that split K.
+    pub workspaces: &'a Arc<BufferPool>,
+    /// The helpers program of the variants' precision, whose `combine_c` finishes a 16-bit launch
+    /// that splits K (none where the helpers themselves are built: a 16-bit variant built without
+    /// them does not split K).
+    pub helpers: Option<&'a Program>,
 }
 
 impl Program {
@@ -131,14 +138,20 @@ pub struct CompiledVariant {
     /// The program of the launches that do not split K (for KSPLIT > 1, of every launch).
     pub(super) main: EntryPoints,
     /// For KSPLIT = 0 or SK > 0, the program of the launches that split K (split-K or stream-K),
-    /// where the device can split (f64 needs 64-bit atomics).
+    /// where the device can split (f64 needs 64-bit atomics); in 16-bit storage, with C an f32
+    /// workspace (`-DC_F32`).
     pub(super) split: Option<EntryPoints>,
     /// For PA = 2 (where the device does not narrow the block), the PA = 0 program of the launches
     /// too small to pack A (`LaunchPolicy::packs_a`).
     pub(super) unpacked: Option<EntryPoints>,
     /// The variant's own `scale_c` (C = beta * C, enqueued before a launch that splits K where
-    /// the device's atomic add needs it).
+    /// the device's atomic add needs it; in 16-bit storage, of the f32 workspace).
     pub(super) scale: Option<Mutex<Kernel>>,
+    /// In 16-bit storage, where a launch may split K: the helpers' `combine_c`, which adds the f32
+    /// workspace that the launch's kernel added its splits into to C (C = W + beta * C).
+    pub(super) combine: Option<Mutex<Kernel>>,
+    /// The engine's f32 workspaces for `combine`.
+    pub(super) workspaces: Arc<BufferPool>,
     /// Whether `scale` may run in 16 x 16 work-groups.
     pub(super) scale_local: bool,
     /// The device's compute units, for the splits of K that KSPLIT = 0 chooses per launch.
@@ -194,18 +207,23 @@ pub fn variant_build_options(info: &DeviceInfo, precision: Precision) -> String 
 
 impl EntryPoints {
     /// Builds a variant's program and creates its entry points; `helpers` are the other kernels
-    /// the variant takes from it.
+    /// the variant takes from it. With `c_f32` (16-bit storage only) its C is an f32 workspace
+    /// (`-DC_F32`, kernels/common.cl).
     fn build(
         target: &Target<'_>,
         id: &str,
         family: Family,
         source: &str,
         precision: Precision,
+        c_f32: bool,
         helpers: &[&str],
     ) -> Result<EntryPoints> {
         let names =
             [(false, false), (false, true), (true, false), (true, true)].map(|(a, b)| kernel_name(family, a, b));
-        let options = variant_build_options(target.info, precision);
+        let mut options = variant_build_options(target.info, precision);
+        if c_f32 {
+            options.push_str(" -DC_F32");
+        }
         let expected: Vec<&str> = names.iter().map(String::as_str).chain(helpers.iter().copied()).collect();
         let program = Program::build(target, id, source, &options, &expected)?;
         let mut kernels = Vec::with_capacity(4);
@@ -254,19 +272,28 @@ impl CompiledVariant {
             return Err(unavailable(format!("the tensor-core family does not compute in {precision}")));
         }
         let geometry = variant.geometry();
-        // Split-K adds into C atomically: f64 needs 64-bit atomics, and 16-bit C has no atomic add
-        // (each split's part rounded to 16 bits would also lose what f32 accumulation keeps).
+        // Split-K adds into C atomically: f64 needs 64-bit atomics. 16-bit C has no atomic add
+        // (and each split's part rounded to 16 bits would lose what f32 accumulation keeps): a
+        // 16-bit program that splits K is built with C an f32 workspace (-DC_F32), which the
+        // helpers' `combine_c` then adds into C. Its main program too where it always splits
+        // (KSPLIT > 1).
+        let half = precision.is_half();
+        let combine = match (half && (geometry.k_splits > 1 || split_source.is_some()), target.helpers) {
+            (true, Some(helpers)) => Some(Mutex::new(helpers.kernel("combine_c")?)),
+            _ => None,
+        };
         let may_split = match precision {
             Precision::F64 => info.int64_atomics,
-            p => !p.is_half(),
+            _ => !half || combine.is_some(),
         };
         if geometry.k_splits > 1 && !may_split {
             return Err(unavailable(format!("split-K in {precision} needs an atomic add the device lacks")));
         }
         let atomic_add = atomic_add(info);
         // The panel family's one program takes its splits as an argument; it splits only where C
-        // is scaled first. `scale_c` comes from the program of the launches that split K.
-        let panel_splits = variant.family == Family::Panel && may_split && atomic_add.scales_c_first();
+        // is scaled first, and not in 16-bit storage (every launch of its one program would then
+        // go through the workspace). `scale_c` comes from the program of the launches that split K.
+        let panel_splits = variant.family == Family::Panel && may_split && !half && atomic_add.scales_c_first();
         let splits_in_main = geometry.k_splits > 1 || panel_splits;
         let split_program = split_source.filter(|_| may_split);
         let scale_in_main = atomic_add.scales_c_first() && splits_in_main;
@@ -280,17 +307,18 @@ impl CompiledVariant {
             .map(|h| h.0)
             .collect();
         let split_helpers: &[&str] = if scale_in_split { &["scale_c"] } else { &[] };
-        let main = EntryPoints::build(target, id, variant.family, source, precision, &main_helpers)?;
+        let main_c_f32 = half && geometry.k_splits > 1;
+        let main = EntryPoints::build(target, id, variant.family, source, precision, main_c_f32, &main_helpers)?;
         let split = match split_program {
             Some(split_source) => {
-                Some(EntryPoints::build(target, id, variant.family, split_source, precision, split_helpers)?)
+                Some(EntryPoints::build(target, id, variant.family, split_source, precision, half, split_helpers)?)
             }
             None => None,
         };
         // A narrowed block does not pack (its kernel reads PA as 0), so it needs no PA = 0 program.
         let unpacked = match unpacked_source {
             Some(unpacked) if geometry.pack_a == PackA::WhereLarge => {
-                Some(EntryPoints::build(target, id, variant.family, unpacked, precision, &[])?)
+                Some(EntryPoints::build(target, id, variant.family, unpacked, precision, false, &[])?)
             }
             _ => None,
         };
@@ -311,6 +339,8 @@ impl CompiledVariant {
             split,
             unpacked,
             scale,
+            combine,
+            workspaces: target.workspaces.clone(),
             scale_local: info.max_work_group_size >= 256,
             compute_units: info.compute_units,
             atomic_add,

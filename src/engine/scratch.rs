@@ -1,6 +1,6 @@
 //! Device buffers that launches reuse instead of creating their own: the per-tile flags of split-K
-//! launches on NVIDIA GPUs and the scratch buffers of operands copied transposed first
-//! (`LaunchPolicy::transposes_first`).
+//! launches on NVIDIA GPUs, the scratch buffers of operands copied transposed first
+//! (`LaunchPolicy::transposes_first`) and the f32 workspaces of 16-bit launches that split K.
 //!
 //! A launch leases a buffer of at least the bytes it needs and records the event of its last
 //! command that uses it. Two launches must not share a buffer while both can run: a buffer is
