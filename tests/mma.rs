@@ -177,7 +177,8 @@ fn check_case<T: Stored>(
                     * (alpha.abs() as f64 * mag + (beta as f64 * c).abs());
                 let bound = accumulated + T::STORE_EPS * (want.abs() + accumulated) + 1e-7;
                 let have = got[idx].to_f64();
-                if !((have - want).abs() <= bound) {
+                let within = (have - want).abs() <= bound; // false for NaN
+                if !within {
                     return Err(format!("{label}: C[{idx}] = {have}, expected {want} (bound {bound:e})"));
                 }
                 inside[idx] = true;
