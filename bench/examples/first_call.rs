@@ -69,7 +69,7 @@ fn main() -> Res<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let usage = "usage: first_call fewfit|clblast M N K";
     let dims: Vec<usize> = args.iter().skip(1).map(|a| a.parse()).collect::<Result<_, _>>().map_err(|_| usage)?;
-    let (Some(which), [m, n, k]) = (args.first(), dims[..]) else { return Err(usage.into()) };
+    let (Some(which), &[m, n, k]) = (args.first(), &dims[..]) else { return Err(usage.into()) };
     let library = match which.as_str() {
         "fewfit" => Library::Fewfit,
         "clblast" => {
