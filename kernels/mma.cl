@@ -58,14 +58,6 @@ typedef uint store_t;
 // Whether every 16-byte vector at X + i + j * ld (i a multiple of VEC) is aligned to 16 bytes.
 #define ALIGNED16(X, ld) ((((size_t)(X)) % 16 == 0) && ((ld) % VEC == 0))
 
-#if ELEM_BYTES == 2
-typedef ushort8 storev_t;
-#define VLOADV(p) vload8(0, (p))
-#else
-typedef uint4 storev_t;
-#define VLOADV(p) vload4(0, (p))
-#endif
-
 // The loops over steps of K and tiles, unrolled on NVIDIA (the accumulators and fragments stay in
 // registers); the emulation keeps them loops, since PoCL compiles every copy of its barriers.
 #if defined(NVIDIA_MMA)
@@ -74,16 +66,14 @@ typedef uint4 storev_t;
 #define UNROLL_MMA _Pragma("unroll 1")
 #endif
 
-// One stored element as f32.
-inline float to_float(const store_t x) {
+// The stored element at p, in address space `space`, as f32.
 #if defined(STORAGE_F16)
-    return vload_half(0, (const half*)&x);
+#define READ_FLOAT(p, space) vload_half(0, (const space half*)(p))
 #elif defined(STORAGE_BF16)
-    return as_float((uint)x << 16);
+#define READ_FLOAT(p, space) as_float((uint)*(p) << 16)
 #else
-    return as_float(x);
+#define READ_FLOAT(p, space) as_float(*(p))
 #endif
-}
 
 // f32 as a stored element: f16 rounded to nearest even by vstore_half_rte; bf16 rounded to nearest
 // even by bits, a NaN kept a (quiet) NaN; f32 as it is.
@@ -119,12 +109,14 @@ inline uint4 load_vector(const __global store_t* x, const bool aligned, const in
     if (aligned && valid >= VEC) {
         return *(const __global uint4*)x;
     }
-    store_t e[VEC];
+    uint w[4] = {0, 0, 0, 0};
     UNROLL_MMA
     for (int i = 0; i < VEC; i++) {
-        e[i] = (i < valid) ? x[i] : (store_t)0;
+        if (i < valid) {
+            w[i / PER_WORD] |= (uint)x[i] << (32 / PER_WORD * (i % PER_WORD));
+        }
     }
-    return as_uint4(VLOADV(e));
+    return (uint4)(w[0], w[1], w[2], w[3]);
 }
 
 // Element i of the VEC stored elements in v, as bits.
@@ -253,7 +245,8 @@ inline void mma_emulated(float* d, const uint* a, const uint* b, __local uint* x
             const int wa = (row / 8 + 2 * (k / KH)) * 32 + (row % 8) * 4 + (k % KH) / PER_WORD;
             // B(k, col): register 4 + k / KH of lane col * 4 + (k % KH) / PER_WORD.
             const int wb = (4 + k / KH) * 32 + col * 4 + (k % KH) / PER_WORD;
-            s = fma(to_float(e[wa * PER_WORD + k % PER_WORD]), to_float(e[wb * PER_WORD + k % PER_WORD]), s);
+            const float x_a = READ_FLOAT(e + wa * PER_WORD + k % PER_WORD, __local);
+            s = fma(x_a, READ_FLOAT(e + wb * PER_WORD + k % PER_WORD, __local), s);
         }
         d[i] = s;
     }
@@ -368,7 +361,7 @@ inline void mma_body(const int M, const int N, const int K, const float alpha, c
                 if (row < M && col < N) {
                     __global store_t* c = C + row + col * ldc;
                     const float r = alpha * acc[im][jn][i];
-                    store_float(c, (beta == 0.0f) ? r : fma(beta, to_float(*c), r));
+                    store_float(c, (beta == 0.0f) ? r : fma(beta, READ_FLOAT(c, __global), r));
                 }
             }
         }
