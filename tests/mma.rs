@@ -220,6 +220,9 @@ fn check_variants<T: Stored>(precision: Precision, variants: &[Variant]) {
     assert!(failures.is_empty(), "{} cases failed:\n{}", failures.len(), failures.join("\n"));
 }
 
+// Three tiles in f16: one warp, two along M, two along N; bf16 (which differs only in its
+// conversions) and tf32 (its own mma shape and rounding) two each, every program a compile of
+// seconds on PoCL.
 #[test]
 fn f16_products_match_the_reference() {
     check_variants::<f16>(Precision::F16, &[mma(16, 16, 32, 1, 1), mma(64, 32, 32, 2, 1), mma(32, 64, 32, 1, 2)]);
@@ -227,10 +230,10 @@ fn f16_products_match_the_reference() {
 
 #[test]
 fn bf16_products_match_the_reference() {
-    check_variants::<bf16>(Precision::Bf16, &[mma(16, 16, 32, 1, 1), mma(64, 32, 32, 2, 1), mma(32, 64, 32, 1, 2)]);
+    check_variants::<bf16>(Precision::Bf16, &[mma(16, 16, 32, 1, 1), mma(64, 32, 32, 2, 1)]);
 }
 
 #[test]
 fn tf32_products_match_the_reference() {
-    check_variants::<f32>(Precision::Tf32, &[mma(16, 16, 32, 1, 1), mma(64, 32, 32, 2, 1), mma(32, 64, 32, 1, 2)]);
+    check_variants::<f32>(Precision::Tf32, &[mma(16, 16, 32, 1, 1), mma(32, 64, 32, 1, 2)]);
 }
