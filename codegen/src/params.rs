@@ -430,6 +430,10 @@ const MMA_CONSTRAINTS: &[Constraint] = &[
         name: "(NWG*KWG) % (512*WM*WN) == 0",
         holds: |p| (p("NWG") * p("KWG")) % (512 * p("WM") * p("WN")) == 0,
     },
+    Constraint {
+        name: "(MWG+NWG)*KWG <= 2048*WM*WN",
+        holds: |p| (p("MWG") + p("NWG")) * p("KWG") <= 2048 * p("WM") * p("WN"),
+    },
     Constraint { name: "2*(MWG+NWG)*(KWG*4+16) <= 49152", holds: |p| mma_local_bytes(p, 4) <= LOCAL_MEM_TARGET },
 ];
 
@@ -1088,6 +1092,8 @@ mod tests {
         assert_eq!(broken(mma(256, 256, 64, 2, 2)), "(MWG/WM)*(NWG/WN) <= 4096", "256 accumulators a lane");
         assert_eq!(broken(mma(64, 64, 16, 2, 2)), "(MWG*KWG) % (512*WM*WN) == 0", "an 8 x 2 block a work-item");
         assert_eq!(broken(mma(128, 32, 32, 4, 2)), "(NWG*KWG) % (512*WM*WN) == 0");
+        // One warp staging a 64 x 64 x 32 tile holds 128 words of the next slice (in tf32), spilling.
+        assert_eq!(broken(mma(64, 64, 32, 1, 1)), "(MWG+NWG)*KWG <= 2048*WM*WN");
         // 128 x 128 x 32 fits 48 KiB in 16-bit elements (40 KiB) but not in tf32's 32-bit ones.
         assert_eq!(mma(128, 128, 32, 2, 2).local_mem_bytes(2), 40 * 1024);
         assert_eq!(broken(mma(128, 128, 32, 2, 2)), "2*(MWG+NWG)*(KWG*4+16) <= 49152");
