@@ -353,3 +353,141 @@ pub fn xgemm(extra: &[(&str, u32)]) -> Variant {
     v.params.extend(extra.iter().map(|&(k, x)| (k.to_string(), x)));
     v
 }
+
+/// A 16-bit storage type (f16, bf16: the kernels load it into f32 and compute in f32), with what
+/// [`half_reference`]'s tolerance needs.
+pub trait Half: Element<Scalar = f32> {
+    /// Unit roundoff: the largest relative error of rounding to nearest even.
+    const U: f64;
+    /// Half the smallest positive subnormal: the largest absolute error of rounding near zero.
+    const TINY: f64;
+    /// The quiet bit of a NaN.
+    const QUIET: u16;
+    fn from_f64(x: f64) -> Self;
+    fn to_f64(self) -> f64;
+    fn to_bits(self) -> u16;
+}
+
+impl Half for fewfit::half::f16 {
+    const U: f64 = 1.0 / 2048.0;
+    const TINY: f64 = 1.0 / 33_554_432.0;
+    const QUIET: u16 = 0x0200;
+    fn from_f64(x: f64) -> Self {
+        fewfit::half::f16::from_f64(x)
+    }
+    fn to_f64(self) -> f64 {
+        fewfit::half::f16::to_f64(self)
+    }
+    fn to_bits(self) -> u16 {
+        fewfit::half::f16::to_bits(self)
+    }
+}
+
+impl Half for fewfit::half::bf16 {
+    const U: f64 = 1.0 / 256.0;
+    const TINY: f64 = 4.591_774_807_899_561e-41;
+    const QUIET: u16 = 0x0040;
+    fn from_f64(x: f64) -> Self {
+        fewfit::half::bf16::from_f64(x)
+    }
+    fn to_f64(self) -> f64 {
+        fewfit::half::bf16::to_f64(self)
+    }
+    fn to_bits(self) -> u16 {
+        fewfit::half::bf16::to_bits(self)
+    }
+}
+
+/// The index of every element of C, over all batch items.
+pub fn c_indices(spec: &GemmSpec) -> Vec<usize> {
+    let mut out = Vec::with_capacity(spec.batch_count * spec.m * spec.n);
+    for item in 0..spec.batch_count {
+        let one = spec.with_offsets(spec.a_offset, spec.b_offset, spec.c_offset + item * spec.c_batch_stride);
+        for i in 0..spec.m {
+            for j in 0..spec.n {
+                out.push(c_index(&one, i, j));
+            }
+        }
+    }
+    out
+}
+
+/// Random A, B and C for `spec`, every batch item, and 3 elements more each that nothing may write:
+/// values uniform in [-1, 1) rounded to T, C set to NaN where the product writes it when beta = 0
+/// (so that a kernel that reads C then, or leaves an element unwritten, fails).
+pub fn half_inputs<T: Half>(spec: &GemmSpec, beta: f32, seed: u64) -> (Vec<T>, Vec<T>, Vec<T>) {
+    let len =
+        |dims, offset: usize, ld, stride: usize| buffer_len(dims, offset + (spec.batch_count - 1) * stride, ld, 3);
+    let data = |len: usize, seed: u64| random::<f64>(len, seed).into_iter().map(T::from_f64).collect::<Vec<T>>();
+    let a = data(len(spec.a_dims(), spec.a_offset, spec.lda, spec.a_batch_stride), seed);
+    let b = data(len(spec.b_dims(), spec.b_offset, spec.ldb, spec.b_batch_stride), seed + 1);
+    let mut c = data(len(spec.c_dims(), spec.c_offset, spec.ldc, spec.c_batch_stride), seed + 2);
+    if beta == 0.0 {
+        for idx in c_indices(spec) {
+            c[idx] = T::from_f64(f64::NAN);
+        }
+    }
+    (a, b, c)
+}
+
+/// The reference of every element of C (all batch items) in 16-bit storage: its index, the exact
+/// value and the error bound. The inputs are 16-bit values, so the f64 reference on them is exact:
+/// ref = alpha · Σ_p a_ip b_pj + beta · c_ij, and a result c passes ([`half_check`]) where
+///
+/// |c − ref| ≤ u · |ref| + 4 · (K + 2) · 2⁻²⁴ · (|alpha| · Σ_p |a_ip b_pj| + |beta · c_ij|) + s,
+///
+/// u the unit roundoff of the storage type (2⁻¹¹ for f16, 2⁻⁸ for bf16): the one rounding, to
+/// nearest even, of the f32 result as it is stored; the second term bounds the f32 arithmetic, and
+/// grows with K (as the f32 tests' bound); s is half the storage type's smallest subnormal (2⁻²⁵,
+/// 2⁻¹³⁴), the absolute error of rounding near zero. A store that truncated, or a sum kept in 16
+/// bits, fails it.
+pub fn half_reference<T: Half>(
+    spec: &GemmSpec,
+    alpha: f32,
+    a: &[T],
+    b: &[T],
+    beta: f32,
+    c: &[T],
+) -> Vec<(usize, f64, f64)> {
+    let wide = |x: &[T], abs: bool| -> Vec<f64> {
+        x.iter().map(|v| if abs { v.to_f64().abs() } else { v.to_f64() }).collect()
+    };
+    let (alpha, beta) = (f64::from(alpha), f64::from(beta));
+    let values = batch_reference(spec, alpha, &wide(a, false), &wide(b, false), beta, &wide(c, false));
+    // The same products of absolute values: |alpha| sum |a b| + |beta c|.
+    let magnitudes = batch_reference(spec, alpha.abs(), &wide(a, true), &wide(b, true), beta.abs(), &wide(c, true));
+    let f32_bound = 4.0 * (spec.k as f64 + 2.0) * f64::from(f32::EPSILON) / 2.0;
+    values
+        .into_iter()
+        .zip(magnitudes)
+        .map(|((idx, value, _), (_, magnitude, _))| (idx, value, T::U * value.abs() + f32_bound * magnitude + T::TINY))
+        .collect()
+}
+
+/// Checks 16-bit C against [`half_reference`] and that nothing outside C's elements changed, bit
+/// for bit. Where the reference rounded to T is not finite (an overflow, or NaN and infinities in
+/// the inputs), the element must be that same infinity, or a quiet NaN.
+pub fn half_check<T: Half>(got: &[T], before: &[T], expected: &[(usize, f64, f64)]) -> Result<(), String> {
+    let mut inside = vec![false; got.len()];
+    for &(idx, want, bound) in expected {
+        inside[idx] = true;
+        let have = got[idx].to_f64();
+        let stored = T::from_f64(want).to_f64();
+        let right = if stored.is_nan() {
+            have.is_nan() && got[idx].to_bits() & T::QUIET != 0
+        } else if stored.is_infinite() {
+            have == stored
+        } else {
+            (have - want).abs() <= bound // false for NaN
+        };
+        if !right {
+            return Err(format!("C[{idx}] = {have}, expected {want} (stored {stored}, bound {bound:e})"));
+        }
+    }
+    for (idx, (g, b)) in got.iter().zip(before).enumerate() {
+        if !inside[idx] && g.to_bits() != b.to_bits() {
+            return Err(format!("element {idx} outside C changed from {b:?} to {g:?}"));
+        }
+    }
+    Ok(())
+}
