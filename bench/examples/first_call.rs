@@ -5,14 +5,17 @@
 //! every cache off to see a cold start: `FEWFIT_CACHE_DIR` an empty folder, `CUDA_CACHE_DISABLE=1`
 //! on NVIDIA, `POCL_KERNEL_CACHE=0` on PoCL (scripts/device/first-call.sh does).
 //!
+//! `fewfit-all` times fewfit as it was before its first call built only its own variant: the
+//! tree's whole reachable set is built first (`Engine::warm_up`), inside the timed call.
+//!
 //! ```sh
-//! cargo run --release -p fewfit-bench --example first_call -- fewfit 1024 1024 1024
+//! cargo run --release -p fewfit-bench --example first_call -- fewfit|fewfit-all|clblast 1024 1024 1024
 //! ```
 
 use std::error::Error;
 use std::time::Instant;
 
-use fewfit::{gemm, DefaultDevice, GemmSpec};
+use fewfit::{gemm, DefaultDevice, Engine, GemmSpec, Precision};
 use opencl3::memory::{Buffer, ClMem, CL_MEM_READ_WRITE};
 use opencl3::types::{cl_command_queue, cl_event, cl_mem, CL_BLOCKING};
 
@@ -27,6 +30,8 @@ type ClblastSgemm = unsafe extern "C" fn(
 /// The library that runs the GEMM.
 enum Library {
     Fewfit,
+    /// fewfit with the device's tree's whole reachable set built within the first call.
+    FewfitAll,
     Clblast(libloading::Symbol<'static, ClblastSgemm>),
 }
 
@@ -44,7 +49,10 @@ fn run(device: &DefaultDevice, library: &Library, (m, n, k): (usize, usize, usiz
     let (a, b, mut c) = (create(m * k)?, create(k * n)?, create(m * n)?);
     let start = Instant::now();
     match library {
-        Library::Fewfit => {
+        Library::Fewfit | Library::FewfitAll => {
+            if matches!(library, Library::FewfitAll) {
+                Engine::for_queue(device.queue.get())?.warm_up(Precision::F32)?;
+            }
             gemm(&device.queue, &GemmSpec::row_major(m, n, k), 1.0f32, &a, &b, 0.0, &mut c, &[])?;
         }
         Library::Clblast(sgemm) => {
@@ -67,11 +75,12 @@ fn run(device: &DefaultDevice, library: &Library, (m, n, k): (usize, usize, usiz
 
 fn main() -> Res<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let usage = "usage: first_call fewfit|clblast M N K";
+    let usage = "usage: first_call fewfit|fewfit-all|clblast M N K";
     let dims: Vec<usize> = args.iter().skip(1).map(|a| a.parse()).collect::<Result<_, _>>().map_err(|_| usage)?;
     let (Some(which), &[m, n, k]) = (args.first(), &dims[..]) else { return Err(usage.into()) };
     let library = match which.as_str() {
         "fewfit" => Library::Fewfit,
+        "fewfit-all" => Library::FewfitAll,
         "clblast" => {
             // SAFETY: loading CLBlast runs only its initialisers; the symbol's type matches clblast_c.h.
             let lib = Box::leak(Box::new(unsafe { libloading::Library::new("libclblast.so.1")? }));

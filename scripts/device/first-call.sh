@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The first GEMM of a process with every cache off (fewfit's binary cache in an empty folder, the
 # NVIDIA driver's compute cache off, PoCL's kernel cache off), through fewfit and through CLBlast,
-# each in fresh processes, ROUNDS times in turn (bench/examples/first_call.rs, built into .device/
+# each in fresh processes, ROUNDS times in turn; fewfit-all is fewfit with its device's whole tree
+# built within the first call, as before the first call built only its own variant (bench/examples/first_call.rs, built into .device/
 # by scripts/device/build.sh). Elsewhere than the GPU machine: DEVICE=cpu (PoCL).
 # Usage: [DEVICE=cpu] [ROUNDS=3] bash scripts/device/first-call.sh [M N K]   (default 1024 1024 1024)
 set -uo pipefail
@@ -17,7 +18,7 @@ bin=.device/first_call; [ -x "$bin" ] || bin=target/release/examples/first_call
 shape=("${@:-1024 1024 1024}"); [ $# -ge 3 ] || shape=(1024 1024 1024)
 export FEWFIT_DEVICE="$device" CUDA_CACHE_DISABLE=1 POCL_KERNEL_CACHE=0
 for round in $(seq "${ROUNDS:-3}"); do
-  for library in fewfit clblast; do
+  for library in fewfit fewfit-all clblast; do
     cache=$(mktemp -d)
     FEWFIT_CACHE_DIR="$cache" "$bin" "$library" "${shape[@]}" 2>&1 | sed "s/^/round $round: /"
     rm -rf "$cache"

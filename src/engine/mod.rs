@@ -30,7 +30,7 @@ use self::retry::Retrying;
 use self::scratch::BufferPool;
 use crate::cl::Program;
 use crate::codegen::ShapeFeatures;
-use crate::device::DeviceInfo;
+use crate::device::{DeviceClass, DeviceInfo};
 use crate::dispatch::{self, VariantId, HELPERS_SOURCE};
 use crate::error::{cl, Error, Result};
 use crate::spec::{Element, Precision, Problem};
@@ -295,13 +295,19 @@ impl Engine {
     /// After a call with automatic selection: starts building the rest of the variants the
     /// device's tree for `precision` can pick on a background thread, once per engine and
     /// precision, so that the first call waits only for its own variant and later calls find
-    /// theirs built (a call that needs a variant still building waits for that one alone). Not
-    /// where builds must not run in parallel (Oclgrind), nor with `FEWFIT_BUILD_AHEAD=0`: there
-    /// each call builds what it needs when it first needs it.
+    /// theirs built (a call that needs a variant still building waits for that one alone). Not on
+    /// CPUs, whose compiles would take the cores the GEMMs run on (on PoCL, 2 cores: a second call
+    /// of the first shape took 6.3 s instead of 0.02 while the rest built), not where builds must
+    /// not run in parallel (Oclgrind), nor with `FEWFIT_BUILD_AHEAD=0`: there each call builds what
+    /// it needs when it first needs it.
     pub(crate) fn build_ahead(self: &Arc<Engine>, precision: Precision) {
         static ENABLED: Lazy<bool> = Lazy::new(|| std::env::var("FEWFIT_BUILD_AHEAD").map_or(true, |v| v != "0"));
         let started = &self.building_ahead[precision as usize];
-        if started.load(Ordering::Relaxed) || !*ENABLED || !self.parallel_builds() || started.swap(true, Ordering::Relaxed)
+        if started.load(Ordering::Relaxed)
+            || !*ENABLED
+            || self.info.class == DeviceClass::Cpu
+            || !self.parallel_builds()
+            || started.swap(true, Ordering::Relaxed)
         {
             return;
         }
