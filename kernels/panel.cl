@@ -39,6 +39,16 @@
 #else
 #define LANES VW
 #endif
+// In f16 storage, whose every element is converted as it is loaded (vload_half), the outer-product
+// form converts B's values KB (16) steps of K at a time, a vector conversion per column, rather than
+// one scalar conversion per broadcast (docs/KERNELS.md). Not in bf16, whose conversion is a shift:
+// there the staging cost more than it saved.
+#if defined(STORAGE_F16)
+#define F16_STEPS 1
+#define KB 16
+#else
+#define F16_STEPS 0
+#endif
 #define ITEMS_M (LM * (VW / LANES))
 #define BAND 4
 #define BM (MV * LANES)
@@ -81,16 +91,47 @@ inline real hsum(const realP v) {
 #define STORE(X, i, v) UPDATE(X, i, v)
 #endif
 
+// B's element of column c at step p, as a real: in f16 storage from the values converted KB steps
+// at a time (bk, from step p0 on).
+#if F16_STEPS
+#define B_VALUE(c, p) bk[c][(p) - p0]
+#else
+#define B_VALUE(c, p) GREAD(bc[c], (p) * b_step)
+#endif
 // One step k = p of the outer-product form: MV vectors of A's column p (whole vectors when
 // `rows_inside`, else element by element with zeros past M) times NR broadcast elements of B's row p.
 #define OUTER_STEP(LOAD, rows_inside) { \
     realP av[MV]; \
     LOAD(rows_inside) \
     _Pragma("unroll") for (int c = 0; c < NR; c++) { \
-        const realP b = (realP)(GREAD(bc[c], p * b_step)); \
+        const realP b = (realP)(B_VALUE(c, p)); \
         _Pragma("unroll") for (int v = 0; v < MV; v++) { acc[v][c] = fma(av[v], b, acc[v][c]); } \
     } \
 }
+#if F16_STEPS
+// Steps p0 .. p0 + steps of K (at most KB) of B's columns bc into bk, converted: where all KB are
+// there, a vector conversion per column, of one vector load where B is contiguous along K
+// (b_step 1), else of KB element loads. Inlined: PoCL called it, spilling the accumulators around.
+__attribute__((always_inline)) inline void load_b_steps(real bk[NR][KB], const __global greal* const bc[NR],
+                                                        const int b_step, const int p0, const int steps) {
+    #pragma unroll
+    for (int c = 0; c < NR; c++) {
+        if (steps == KB && b_step == 1) {
+            vstore16(GLOAD_VEC(16, bc[c] + p0, false), 0, bk[c]);
+        } else if (steps == KB) {
+            ushort raw[KB];
+            for (int q = 0; q < KB; q++) {
+                raw[q] = ((const __global ushort*)bc[c])[(p0 + q) * b_step];
+            }
+            vstore16(vload_half16(0, (const half*)raw), 0, bk[c]);
+        } else {
+            for (int q = 0; q < steps; q++) {
+                bk[c][q] = GREAD(bc[c], (p0 + q) * b_step);
+            }
+        }
+    }
+}
+#endif
 #if PA
 // A's column p from the group's copy of the slice (starting at k0): whole vectors, zeros past M.
 #define LOAD_A_PACKED(rows_inside) { \
@@ -199,11 +240,21 @@ inline void panel_outer(const int M, const int N, const int kb, const int ke, co
         // shapes (a loop behind each arm of a branch between the barriers, with or without an early
         // return: pocl/pocl#1435; docs/PERFORMANCE.md).
         const int k_end = active ? k1 : k0;
-        for (int p = k0; p < k_end; p++) {
-#if PA
-            if (pack) OUTER_STEP(LOAD_A_PACKED, true) else
+#if F16_STEPS
+        for (int p0 = k0; p0 < k_end; p0 += KB) {
+            real bk[NR][KB];
+            const int steps = min(KB, k_end - p0);
+            load_b_steps(bk, bc, b_step, p0, steps);
+            for (int p = p0; p < p0 + steps; p++) {
+#else
+        {
+            for (int p = k0; p < k_end; p++) {
 #endif
-            if (rows_inside) OUTER_STEP(LOAD_A_COLUMN, true) else OUTER_STEP(LOAD_A_COLUMN, false)
+#if PA
+                if (pack) OUTER_STEP(LOAD_A_PACKED, true) else
+#endif
+                if (rows_inside) OUTER_STEP(LOAD_A_COLUMN, true) else OUTER_STEP(LOAD_A_COLUMN, false)
+            }
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
