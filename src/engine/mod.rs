@@ -44,9 +44,14 @@ impl CompiledVariant {
         let renderer = RENDERER.get_or_try_init(|| crate::codegen::Renderer::new(&program::KERNEL_TEMPLATES))?;
         let sources = renderer.render_sources(variant)?;
         let (split, unpacked) = (sources.split.as_deref(), sources.unpacked.as_deref());
-        let set = engine.set(precision)?;
+        // Only a 16-bit variant takes a kernel of the helpers program (`combine_c`): the others
+        // build nothing but their own programs.
+        let target = match precision.is_half() {
+            true => engine.set(precision)?.target(engine),
+            false => engine.target(),
+        };
         CompiledVariant::from_source(
-            &set.target(engine),
+            &target,
             &variant.id(),
             variant,
             &sources.main,
