@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # On the lent GPU machine: CLBlast's own GEMM testers (clblast_test_xgemm, _xgemmbatched,
 # _xgemmstridedbatched, Debian's CLBlast 1.5.3) with -full_test through fewfit on NVIDIA's OpenCL
-# (scripts/clblast-suite.sh: fewfit preloaded, FEWFIT_STATS=1), single and double precision
-# served by fewfit, half and complex by CLBlast. Needs .device/clblast-suite.tar.xz, built on the dev
+# (scripts/clblast-suite.sh: fewfit preloaded, FEWFIT_STATS=1): single, double and half precision
+# served by fewfit (the testers skip half where the device lists no cl_khr_fp16, as NVIDIA's OpenCL
+# does), complex by CLBlast. Needs .device/clblast-suite.tar.xz, built on the dev
 # machine by scripts/device/build-clblast-suite.sh:
 #   run(command="bash scripts/device/clblast-suite.sh", carry=[".device/clblast-suite.tar.xz"])
 # Arguments go to scripts/clblast-suite.sh: `--compare` also runs CLBlast itself and compares the
