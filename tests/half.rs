@@ -30,32 +30,7 @@ use fewfit_codegen::{Family, Variant};
 use opencl3::event::Event;
 use opencl3::memory::Buffer;
 
-const LAYOUTS: [Layout; 2] = [Layout::RowMajor, Layout::ColumnMajor];
-const TRANSPOSES: [(Transpose, Transpose); 4] = [
-    (Transpose::No, Transpose::No),
-    (Transpose::No, Transpose::Yes),
-    (Transpose::Yes, Transpose::No),
-    (Transpose::Yes, Transpose::Yes),
-];
 
-/// The f32 tests' edge shapes (tests/variants.rs): 1, primes, non-multiples of every tile size,
-/// M = 1, N = 1, K = 1, and large K with small M * N.
-const EDGE_SHAPES: [(usize, usize, usize); 14] = [
-    (1, 1, 1),
-    (1, 1, 37),
-    (7, 1, 13),
-    (1, 9, 33),
-    (17, 13, 11),
-    (31, 37, 29),
-    (64, 64, 64),
-    (65, 67, 71),
-    (127, 129, 33),
-    (3, 2, 1031),
-    (16, 200, 19),
-    (200, 16, 19),
-    (129, 1, 64),
-    (1, 130, 65),
-];
 
 /// Fewer shapes for the sweeps over variants: one element, edges in every dimension, a long K (below
 /// where the launch policy splits K or streams it on this repo's 2-core CI device: tests/half_split.rs

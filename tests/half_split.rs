@@ -19,40 +19,8 @@ mod common;
 use common::*;
 use fewfit::half::{bf16, f16};
 use fewfit::tuning::{AtomicAdd, LaunchPolicy};
-use fewfit::{gemm_with, DefaultDevice, DeviceClass, Element, GemmSpec, Layout, Selection, Transpose, VariantId};
+use fewfit::{gemm_with, DefaultDevice, DeviceClass, GemmSpec, Layout, Selection, Transpose, VariantId};
 use fewfit_codegen::{Family, Orientation};
-
-/// A 16-bit storage type, with what the tolerance needs.
-trait Half: Element<Scalar = f32> {
-    /// Unit roundoff.
-    const U: f64;
-    /// Half the smallest positive subnormal.
-    const TINY: f64;
-    fn from_f64(x: f64) -> Self;
-    fn to_f64(self) -> f64;
-}
-
-impl Half for f16 {
-    const U: f64 = 1.0 / 2048.0;
-    const TINY: f64 = 1.0 / 33_554_432.0;
-    fn from_f64(x: f64) -> Self {
-        f16::from_f64(x)
-    }
-    fn to_f64(self) -> f64 {
-        f16::to_f64(self)
-    }
-}
-
-impl Half for bf16 {
-    const U: f64 = 1.0 / 256.0;
-    const TINY: f64 = 4.591_774_807_899_561e-41;
-    fn from_f64(x: f64) -> Self {
-        bf16::from_f64(x)
-    }
-    fn to_f64(self) -> f64 {
-        bf16::to_f64(self)
-    }
-}
 
 /// Whether a launch of variant `id` on `spec` splits K or runs stream-K on the test device, by
 /// the launch policy, in whichever orientation the host gives the kernel: a variant that wants
@@ -75,13 +43,8 @@ fn splits(device: &DefaultDevice, id: VariantId, spec: &GemmSpec) -> bool {
     })
 }
 
-/// Elements a buffer needs for every batch item of a stored matrix, plus 3 that nothing may write.
-fn len_of((lines, len): (usize, usize), offset: usize, ld: usize, count: usize, stride: usize) -> usize {
-    buffer_len((lines, len), offset + (count - 1) * stride, ld, 3)
-}
-
-/// Runs `spec` on random A, B and C (uniform in [-1, 1), rounded to T; C NaN where beta = 0)
-/// through variant `id` and checks C against the f64 reference, and that nothing outside C changed.
+/// Runs `spec` on random A, B and C ([`half_inputs`]) through variant `id` and checks C against
+/// the f64 reference, and that nothing outside C changed ([`half_check`]).
 fn check_case<T: Half>(
     device: &DefaultDevice,
     id: VariantId,
@@ -89,60 +52,15 @@ fn check_case<T: Half>(
     (alpha, beta): (f32, f32),
     seed: u64,
 ) -> Result<(), String> {
-    let data = |len: usize, seed: u64| random::<f64>(len, seed).into_iter().map(T::from_f64).collect::<Vec<T>>();
-    let count = spec.batch_count;
-    let a = data(len_of(spec.a_dims(), spec.a_offset, spec.lda, count, spec.a_batch_stride), seed);
-    let b = data(len_of(spec.b_dims(), spec.b_offset, spec.ldb, count, spec.b_batch_stride), seed + 1);
-    let mut c0 = data(len_of(spec.c_dims(), spec.c_offset, spec.ldc, count, spec.c_batch_stride), seed + 2);
-    let wide = |x: &[T], abs: bool| -> Vec<f64> {
-        x.iter().map(|v| if abs { v.to_f64().abs() } else { v.to_f64() }).collect()
-    };
-    let values =
-        batch_reference(spec, f64::from(alpha), &wide(&a, false), &wide(&b, false), f64::from(beta), &wide(&c0, false));
-    let magnitudes = batch_reference(
-        spec,
-        f64::from(alpha.abs()),
-        &wide(&a, true),
-        &wide(&b, true),
-        f64::from(beta.abs()),
-        &wide(&c0, true),
-    );
-    if beta == 0.0 {
-        for &(idx, _, _) in &values {
-            c0[idx] = T::from_f64(f64::NAN);
-        }
-    }
+    let (a, b, c0) = half_inputs::<T>(spec, beta, seed);
+    let expected = half_reference(spec, alpha, &a, &b, beta, &c0);
     let (a_buf, b_buf) = (upload(device, &a), upload(device, &b));
     let mut c_buf = upload(device, &c0);
     let event = gemm_with(&device.queue, spec, alpha, &a_buf, &b_buf, beta, &mut c_buf, &[], Selection::Forced(id))
         .map_err(|e| e.to_string())?;
     event.wait().map_err(|e| e.to_string())?;
-    let got = download(device, &c_buf, c0.len());
-    let f32_bound = 4.0 * (spec.k as f64 + 2.0) * f64::from(f32::EPSILON) / 2.0;
-    let mut inside = vec![false; got.len()];
-    for ((idx, want, _), (_, magnitude, _)) in values.into_iter().zip(magnitudes) {
-        inside[idx] = true;
-        let bound = T::U * want.abs() + f32_bound * magnitude + T::TINY;
-        let have = got[idx].to_f64();
-        let right = (have - want).abs() <= bound; // false for NaN
-        if !right {
-            return Err(format!("C[{idx}] = {have}, expected {want} (bound {bound:e})"));
-        }
-    }
-    for (idx, (g, b)) in got.iter().zip(&c0).enumerate() {
-        if !inside[idx] && g.to_f64().to_bits() != b.to_f64().to_bits() {
-            return Err(format!("element {idx} outside C changed from {b:?} to {g:?}"));
-        }
-    }
-    Ok(())
+    half_check(&download(device, &c_buf, c0.len()), &c0, &expected)
 }
-
-const TRANSPOSES: [(Transpose, Transpose); 4] = [
-    (Transpose::No, Transpose::No),
-    (Transpose::No, Transpose::Yes),
-    (Transpose::Yes, Transpose::No),
-    (Transpose::Yes, Transpose::Yes),
-];
 
 /// The shipped variants that may split K or stream it in 16-bit storage (not the panel family's,
 /// whose one program would then go through the workspace in every launch).

@@ -12,16 +12,9 @@ mod common;
 
 use common::*;
 use fewfit::tuning::CompiledVariant;
-use fewfit::{DefaultDevice, GemmSpec, Layout, Precision, Transpose};
+use fewfit::{DefaultDevice, GemmSpec, Precision, Transpose};
 use fewfit_codegen::{Family, Variant};
 
-const LAYOUTS: [Layout; 2] = [Layout::RowMajor, Layout::ColumnMajor];
-const TRANSPOSES: [(Transpose, Transpose); 4] = [
-    (Transpose::No, Transpose::No),
-    (Transpose::No, Transpose::Yes),
-    (Transpose::Yes, Transpose::No),
-    (Transpose::Yes, Transpose::Yes),
-];
 
 /// Edge shapes: 1, primes, non-multiples of every tile, one slice of K, and K much larger than M*N
 /// (6 x 10 x 40000: one work-group of most panel variants, split in K on a device of 2 or more cores).

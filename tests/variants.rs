@@ -9,31 +9,7 @@ use fewfit::{gemm_no_event, Engine, GemmSpec, Layout, Precision, Selection, Tran
 use fewfit_codegen::PackA;
 use rand::{rngs::StdRng, SeedableRng};
 
-const LAYOUTS: [Layout; 2] = [Layout::RowMajor, Layout::ColumnMajor];
-const TRANSPOSES: [(Transpose, Transpose); 4] = [
-    (Transpose::No, Transpose::No),
-    (Transpose::No, Transpose::Yes),
-    (Transpose::Yes, Transpose::No),
-    (Transpose::Yes, Transpose::Yes),
-];
 
-/// Shapes with 1, primes, non-multiples of every tile size, M = 1, N = 1, and large K with small M*N.
-const SHAPES: [(usize, usize, usize); 14] = [
-    (1, 1, 1),
-    (1, 1, 37),
-    (7, 1, 13),
-    (1, 9, 33),
-    (17, 13, 11),
-    (31, 37, 29),
-    (64, 64, 64),
-    (65, 67, 71),
-    (127, 129, 33),
-    (3, 2, 1031),
-    (16, 200, 19),
-    (200, 16, 19),
-    (129, 1, 64),
-    (1, 130, 65),
-];
 
 /// `padded`: see [`with_padding`].
 fn spec(layout: Layout, (ta, tb): (Transpose, Transpose), (m, n, k): (usize, usize, usize), padded: bool) -> GemmSpec {
@@ -102,12 +78,12 @@ fn every_variant_builds_on_the_test_device() {
 
 #[test]
 fn every_variant_matches_the_reference_f32() {
-    all_cases::<f32>(&SHAPES);
+    all_cases::<f32>(&EDGE_SHAPES);
 }
 
 #[test]
 fn every_variant_matches_the_reference_f64() {
-    all_cases::<f64>(&SHAPES[..8]);
+    all_cases::<f64>(&EDGE_SHAPES[..8]);
 }
 
 #[test]

@@ -64,6 +64,36 @@ impl TestElement for f64 {
     const EPSILON: f64 = f64::EPSILON;
 }
 
+/// Both storage orders.
+pub const LAYOUTS: [Layout; 2] = [Layout::RowMajor, Layout::ColumnMajor];
+
+/// The four (op(A), op(B)) combinations.
+pub const TRANSPOSES: [(Transpose, Transpose); 4] = [
+    (Transpose::No, Transpose::No),
+    (Transpose::No, Transpose::Yes),
+    (Transpose::Yes, Transpose::No),
+    (Transpose::Yes, Transpose::Yes),
+];
+
+/// Edge shapes: 1, primes, non-multiples of every tile size, M = 1, N = 1, K = 1, and large K with
+/// small M * N.
+pub const EDGE_SHAPES: [(usize, usize, usize); 14] = [
+    (1, 1, 1),
+    (1, 1, 37),
+    (7, 1, 13),
+    (1, 9, 33),
+    (17, 13, 11),
+    (31, 37, 29),
+    (64, 64, 64),
+    (65, 67, 71),
+    (127, 129, 33),
+    (3, 2, 1031),
+    (16, 200, 19),
+    (200, 16, 19),
+    (129, 1, 64),
+    (1, 130, 65),
+];
+
 /// `len` values uniform in [-1, 1), never all zero, from a fixed seed.
 pub fn random<T: TestElement>(len: usize, seed: u64) -> Vec<T> {
     let mut rng = StdRng::seed_from_u64(seed);
