@@ -188,7 +188,8 @@ pub fn gemm_with<T: Element>(
     selection: Selection,
 ) -> Result<Event> {
     // SAFETY: the opencl3 objects are valid for the call; the caller's events come from the same context.
-    let event = unsafe { enqueue_raw::<T>(queue.get(), spec, alpha, a.get(), b.get(), beta, c.get(), wait, selection)? };
+    let event =
+        unsafe { enqueue_raw::<T>(queue.get(), spec, alpha, a.get(), b.get(), beta, c.get(), wait, selection)? };
     Ok(Event::new(event))
 }
 

@@ -10,7 +10,14 @@ use crate::spec::{Element, GemmSpec};
 
 /// C = alpha * op(A) * op(B) + beta * C on host slices, through the default device
 /// (`FEWFIT_DEVICE`). Checks every argument against the slice lengths before any device work.
-pub fn gemm_host<T: Element>(spec: &GemmSpec, alpha: T::Scalar, a: &[T], b: &[T], beta: T::Scalar, c: &mut [T]) -> Result<()> {
+pub fn gemm_host<T: Element>(
+    spec: &GemmSpec,
+    alpha: T::Scalar,
+    a: &[T],
+    b: &[T],
+    beta: T::Scalar,
+    c: &mut [T],
+) -> Result<()> {
     spec.validate(alpha == T::SCALAR_ZERO, [a.len(), b.len(), c.len()], [std::ptr::null_mut(); 3])?;
     if spec.m == 0 || spec.n == 0 {
         return Ok(());

@@ -30,8 +30,6 @@ use fewfit_codegen::{Family, Variant};
 use opencl3::event::Event;
 use opencl3::memory::Buffer;
 
-
-
 /// Fewer shapes for the sweeps over variants: one element, edges in every dimension, a long K (below
 /// where the launch policy splits K or streams it on this repo's 2-core CI device: tests/half_split.rs
 /// covers those launches).

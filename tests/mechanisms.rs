@@ -15,7 +15,6 @@ use fewfit::tuning::CompiledVariant;
 use fewfit::{DefaultDevice, GemmSpec, Precision, Transpose};
 use fewfit_codegen::{Family, Variant};
 
-
 /// Edge shapes: 1, primes, non-multiples of every tile, one slice of K, and K much larger than M*N
 /// (6 x 10 x 40000: one work-group of most panel variants, split in K on a device of 2 or more cores).
 const SHAPES: [(usize, usize, usize); 13] = [

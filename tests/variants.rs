@@ -9,8 +9,6 @@ use fewfit::{gemm_no_event, Engine, GemmSpec, Layout, Precision, Selection, Tran
 use fewfit_codegen::PackA;
 use rand::{rngs::StdRng, SeedableRng};
 
-
-
 /// `padded`: see [`with_padding`].
 fn spec(layout: Layout, (ta, tb): (Transpose, Transpose), (m, n, k): (usize, usize, usize), padded: bool) -> GemmSpec {
     let spec = GemmSpec::new(layout, ta, tb, m, n, k);

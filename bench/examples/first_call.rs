@@ -23,8 +23,25 @@ type Res<T> = Result<T, Box<dyn Error>>;
 
 /// `CLBlastSgemm` from clblast_c.h.
 type ClblastSgemm = unsafe extern "C" fn(
-    i32, i32, i32, usize, usize, usize, f32, cl_mem, usize, usize, cl_mem, usize, usize, f32, cl_mem, usize, usize,
-    *mut cl_command_queue, *mut cl_event,
+    i32,
+    i32,
+    i32,
+    usize,
+    usize,
+    usize,
+    f32,
+    cl_mem,
+    usize,
+    usize,
+    cl_mem,
+    usize,
+    usize,
+    f32,
+    cl_mem,
+    usize,
+    usize,
+    *mut cl_command_queue,
+    *mut cl_event,
 ) -> i32;
 
 /// The library that runs the GEMM.
@@ -60,7 +77,24 @@ fn run(device: &DefaultDevice, library: &Library, (m, n, k): (usize, usize, usiz
             // SAFETY: the buffers and queue are valid; CLBlast's row-major NN with tight leading dimensions.
             let status = unsafe {
                 sgemm(
-                    101, 111, 111, m, n, k, 1.0, a.get(), 0, k, b.get(), 0, n, 0.0, c.get(), 0, n, &mut queue,
+                    101,
+                    111,
+                    111,
+                    m,
+                    n,
+                    k,
+                    1.0,
+                    a.get(),
+                    0,
+                    k,
+                    b.get(),
+                    0,
+                    n,
+                    0.0,
+                    c.get(),
+                    0,
+                    n,
+                    &mut queue,
                     std::ptr::null_mut(),
                 )
             };

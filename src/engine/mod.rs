@@ -50,15 +50,7 @@ impl CompiledVariant {
             true => engine.set(precision)?.target(engine),
             false => engine.target(),
         };
-        CompiledVariant::from_source(
-            &target,
-            &variant.id(),
-            variant,
-            &sources.main,
-            split,
-            unpacked,
-            precision,
-        )
+        CompiledVariant::from_source(&target, &variant.id(), variant, &sources.main, split, unpacked, precision)
     }
 }
 
@@ -354,10 +346,9 @@ impl Engine {
     /// only where the device has fp64 ([`Error::Unavailable`] otherwise); the others as they are.
     pub fn runs_as(&self, precision: Precision) -> Result<Precision> {
         match precision {
-            Precision::F64 if !self.info.fp64 => Err(Error::Unavailable {
-                what: "f64 GEMM".into(),
-                reason: format!("{} has no fp64", self.info.name),
-            }),
+            Precision::F64 if !self.info.fp64 => {
+                Err(Error::Unavailable { what: "f64 GEMM".into(), reason: format!("{} has no fp64", self.info.name) })
+            }
             Precision::Tf32 if !self.info.tensor_cores => Ok(Precision::F32),
             other => Ok(other),
         }

@@ -194,7 +194,8 @@ pub(super) struct EntryPoints {
 /// `-DVW_CAP`, the panel family's widest VW there.
 pub fn variant_build_options(info: &DeviceInfo, precision: Precision) -> String {
     let copies = if info.async_copies && !precision.is_half() { "-DNVIDIA_CP_ASYNC" } else { "" };
-    let mma = if info.tensor_cores && (precision.is_half() || precision == Precision::Tf32) { "-DNVIDIA_MMA" } else { "" };
+    let mma =
+        if info.tensor_cores && (precision.is_half() || precision == Precision::Tf32) { "-DNVIDIA_MMA" } else { "" };
     let int64_atomics = if precision == Precision::F64 && info.int64_atomics { "-DINT64_ATOMICS" } else { "" };
     let vw_cap = info.vw_cap(precision).map(|cap| format!("-DVW_CAP={cap}")).unwrap_or_default();
     [precision.build_options(), atomic_add(info).build_option(), int64_atomics, copies, mma, vw_cap.as_str()]
