@@ -611,12 +611,16 @@ fn run_sweep(args: &SweepArgs) -> Result<()> {
             .collect();
         std::iter::once(v).chain(copies)
     });
+    // The set and the named variants first, so that a sweep stopped by its budget has timed the
+    // variants every shape needs before the sample's.
     let sampled = variants.len();
+    let mut named: Vec<fewfit_codegen::Variant> = Vec::new();
     for v in shipped.chain(with_copies) {
-        if fewfit_tuner::space::fits(&v, &limits) && !variants.contains(&v) {
-            variants.push(v);
+        if fewfit_tuner::space::fits(&v, &limits) && !variants.contains(&v) && !named.contains(&v) {
+            named.push(v);
         }
     }
+    variants.splice(0..0, named);
     let of_space = match space_size {
         Some(n) => format!("{sampled} of the space's {n} valid ones"),
         None => "none sampled from the space".to_string(),
