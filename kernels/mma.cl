@@ -133,8 +133,9 @@ inline uint element_of(const uint4 v, const int i) {
 // op(B)) at outer index o0 and depth k0 into r, R * KWG / (VEC * WGS) vectors of 16 bytes, zero
 // outside `outer` x K. Contiguous along its outer dimension (`along_outer`): VEC outer indices at
 // one k per vector, PER_WORD consecutive k's per work-item at a time (what one 32-bit store of
-// store_slice takes), consecutive work-items along the outer dimension. Contiguous along K: VEC
-// k's of one outer index per vector, consecutive work-items along K.
+// store_slice takes), consecutive work-items along K: their stores of one outer index then fall on
+// consecutive banks (along the outer dimension, rows 8 apart share banks: up to 16-way conflicts).
+// Contiguous along K: VEC k's of one outer index per vector, consecutive work-items along K.
 inline void load_slice(uint4* r, const __global store_t* X, const int ld, const bool along_outer, const bool aligned,
                        const int outer, const int K, const int o0, const int k0, const int R, const int tid) {
     const int loads = R * KWG / (VEC * WGS);
@@ -142,10 +143,10 @@ inline void load_slice(uint4* r, const __global store_t* X, const int ld, const 
         UNROLL_MMA
         for (int l = 0; l < loads / PER_WORD; l++) {
             const int u = tid + l * WGS;
-            const int o = (u % (R / VEC)) * VEC;
+            const int o = (u / (KWG / PER_WORD)) * VEC;
             UNROLL_MMA
             for (int j = 0; j < PER_WORD; j++) {
-                const int k = (u / (R / VEC)) * PER_WORD + j;
+                const int k = (u % (KWG / PER_WORD)) * PER_WORD + j;
                 const int valid = (k0 + k < K) ? outer - (o0 + o) : 0;
                 r[l * PER_WORD + j] = load_vector(X + (o0 + o) + (k0 + k) * ld, aligned, valid);
             }
@@ -170,8 +171,8 @@ inline void store_slice(__local store_t* lm, const uint4* r, const bool along_ou
         UNROLL_MMA
         for (int l = 0; l < loads / PER_WORD; l++) {
             const int u = tid + l * WGS;
-            const int o = (u % (R / VEC)) * VEC;
-            const int k = (u / (R / VEC)) * PER_WORD;
+            const int o = (u / (KWG / PER_WORD)) * VEC;
+            const int k = (u % (KWG / PER_WORD)) * PER_WORD;
             UNROLL_MMA
             for (int e = 0; e < VEC; e++) {
 #if ELEM_BYTES == 2
