@@ -9,6 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-opencl.sh
+python3 scripts/arch_shapes.py --check
 export FEWFIT_TEST_DEVICE="${FEWFIT_TEST_DEVICE:-require}"
 cargo test --workspace --features fewfit/ndarray --no-fail-fast "$@"
 if [ $# -eq 0 ]; then

@@ -5,6 +5,7 @@
 pub mod dataset;
 pub mod error;
 pub mod evaluate;
+pub mod families;
 pub mod import;
 pub mod recipe;
 pub mod regenerate;

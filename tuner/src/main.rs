@@ -10,6 +10,7 @@ use clap::{Parser, Subcommand};
 use fewfit::{list_devices, Compute, DefaultDevice, DeviceInfo, Precision};
 use fewfit_codegen::{CLASSES, PRECISIONS};
 use fewfit_tuner::dataset::Dataset;
+use fewfit_tuner::families::{self, Families};
 use fewfit_tuner::recipe::{parse_assignment, Recipe};
 use fewfit_tuner::regenerate::{load_matrix, objective, source};
 use fewfit_tuner::space::{sample, Limits, Space};
@@ -127,7 +128,8 @@ enum Command {
     /// release as the recipe says (datasets checked by sha256, each precision's selection and
     /// trees, then the twins and grafts that follow training).
     Regenerate(RegenerateArgs),
-    /// Slowdown against the oracle of the shipped set and trees on a dataset, with a CDF plot.
+    /// Slowdown against the oracle of the shipped set and trees on a dataset, with a CDF plot; with
+    /// `--families`, of a set and trees made without each architecture family, on its problems.
     Evaluate {
         /// Datasets (shapes never used in training, too).
         #[arg(long, required = true, num_args = 1..)]
@@ -145,6 +147,29 @@ enum Command {
         /// own by default, or a copy holding trees that are not shipped.
         #[arg(long, default_value = ".")]
         root: PathBuf,
+        /// Hold whole architecture families out instead of judging the shipped set: a folder of
+        /// `FAMILY-LAYOUT.txt` shape lists (`variants/shapes/arch`, by `scripts/arch_shapes.py`).
+        /// For each family in turn (or `--leave-out-family`'s alone), the set is selected and the
+        /// trees trained as `regenerate` does (12 variants, greedy, at most 8 per class) on every
+        /// problem of `--data` but the family's, then judged on the family's: one line per family
+        /// and device. A problem is the family's where its shape, in its records' layout, is in the
+        /// family's list of that layout and in no other family's: a shape that another family
+        /// shares stays in training, as a new network that shares a layer with a known one
+        /// benefits from it; problems of no family always train.
+        #[arg(long, conflicts_with = "root")]
+        families: Option<PathBuf>,
+        /// With `--families`: leave this family out alone, and report it in full (the tree's
+        /// geometric mean and worst slowdown and the best in set's, in total and per device).
+        #[arg(long, requires = "families")]
+        leave_out_family: Option<String>,
+        /// With `--families`: weigh shapes in selection and training, a file of `M N K WEIGHT`
+        /// lines (as `regenerate --shape-weights`).
+        #[arg(long, requires = "families")]
+        shape_weights: Option<PathBuf>,
+        /// With `--families`: a lower limit for one device class (`CLASS=N`, repeatable, as
+        /// `regenerate --class-limit`).
+        #[arg(long, value_parser = parse_assignment, requires = "families")]
+        class_limit: Vec<(String, u32)>,
     },
 }
 
@@ -422,7 +447,51 @@ fn run(cli: Cli) -> Result<()> {
             }
             Ok(())
         }
-        Command::Evaluate { data, precision, plot, per_shape, root } => {
+        Command::Evaluate {
+            data,
+            precision,
+            plot,
+            per_shape,
+            families: Some(dir),
+            leave_out_family,
+            shape_weights,
+            class_limit,
+            ..
+        } => {
+            let matrix = load_matrix(&data, &precision)?;
+            let families = Families::load(&dir)?;
+            let settings =
+                regenerate::Settings { shape_weights, class_limits: class_limits(&class_limit), ..Default::default() };
+            let options = regenerate::RegenerateOptions { source: source(&data), ..settings.options()? };
+            let (holdouts, report) = match leave_out_family {
+                Some(family) => {
+                    let holdout = families::leave_family_out(&matrix, &families, &family, &options)?;
+                    let report = holdout.describe();
+                    (vec![holdout], report)
+                }
+                None => {
+                    let all = families::leave_each_family_out(&matrix, &families, &options)?;
+                    let report = all.table();
+                    (all.holdouts, report)
+                }
+            };
+            if per_shape {
+                for h in &holdouts {
+                    print!("family {}:\n{}", h.family, h.regenerated.test.per_shape(&h.held_out));
+                }
+            }
+            print!("{report}");
+            if let Some(path) = plot {
+                let series: Vec<(String, Vec<f64>)> = holdouts
+                    .iter()
+                    .map(|h| (format!("{} held out", h.family), h.regenerated.test.slowdowns()))
+                    .collect();
+                evaluate::plot_cdf(&path, &series)?;
+                println!("plot: {}", path.display());
+            }
+            Ok(())
+        }
+        Command::Evaluate { data, precision, plot, per_shape, root, families: None, .. } => {
             let matrix = load_matrix(&data, &precision)?;
             let inputs = fewfit_codegen::read_inputs(&root)?;
             let trees: std::result::Result<Vec<_>, _> =
