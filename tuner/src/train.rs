@@ -395,6 +395,10 @@ fn train_group(
                     samples.iter().zip(&folds).filter(|(_, f)| (**f == fold) == want).map(|(s, _)| s).collect()
                 };
                 let (fit, held) = (in_fold(false), in_fold(true));
+                // One shape makes one fold, with nothing to fit it on: it scores nothing.
+                if fit.is_empty() {
+                    continue;
+                }
                 let linfa_tree = fit_linfa(&fit, deep)?;
                 for (&max_depth, (log_sum, count)) in options.depths.iter().zip(&mut sums) {
                     let tree = cut(matrix, &linfa_tree, &fit, &CvPoint { max_depth, ..*deep }, class, selected)?;
@@ -912,6 +916,13 @@ mod tests {
         assert_eq!(default.fits[0].shapes, 20);
         let json = serde_json::to_string(&default.tree).unwrap();
         assert!(!json.contains("compute_units"), "{json}");
+    }
+
+    #[test]
+    fn one_shape_trains_a_leaf() {
+        let m = separable();
+        let trained = train(&m, &[7], &[0, 1], "cpu", &TrainOptions::default()).unwrap();
+        assert!(matches!(&trained.tree.root, Node::Leaf { variant, .. } if *variant == m.configs[0].id()));
     }
 
     #[test]
