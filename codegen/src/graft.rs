@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 use super::error::{Error, Result};
 use super::tree::{Node, Tree};
-use super::SelectedSet;
+use super::{SelectedSet, PRECISIONS};
 
 /// What the leaves of a tree in memory call the set's variants, in the set's order: their ids
 /// (a tree parsed against the set holds ids, whichever way its file names them).
@@ -22,7 +22,8 @@ pub fn leaf_names(set: &SelectedSet) -> Vec<String> {
 /// A member of a set replaced by its twin.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Twin {
-    /// The member's position in the set, which the twin takes.
+    /// The twin's position in the set: the member's, or where the twin already was (another
+    /// precision chose it), the member then merged into it.
     pub index: usize,
     /// The member's parameter id.
     pub old_id: String,
@@ -42,9 +43,11 @@ fn tree_path(tree: &Tree) -> PathBuf {
 
 impl SelectedSet {
     /// Puts the twin of the member whose parameter id is `id` (the same variant with parameter
-    /// `param` set to `value`) in its place: same position, same count of shapes won. The twin
-    /// must be a valid variant that is not in the set yet, nor shares another member's name. The trees' leaves are not touched:
-    /// rename them from [`Twin::old_name`] to [`Twin::new_name`] ([`Tree::rename_leaves`]).
+    /// `param` set to `value`) in its place: same position, same count of shapes won. Where the
+    /// twin is a member already, the member is removed and its precisions and shapes won are added
+    /// to the twin's. The twin must be a valid variant that shares no other member's name. The
+    /// trees' leaves are not touched: rename them from [`Twin::old_name`] to [`Twin::new_name`]
+    /// ([`Tree::rename_leaves`]).
     pub fn substitute_twin(&mut self, id: &str, param: &str, value: u32) -> Result<Twin> {
         let invalid = |field: String, reason: String| Error::Invalid { path: SET_PATH.into(), field, reason };
         let index = self
@@ -64,7 +67,23 @@ impl SelectedSet {
         }
         let new_id = twin.id();
         if let Some(other) = self.variants.iter().position(|v| v.variant.id() == new_id) {
-            return Err(invalid(field, format!("the twin `{new_id}` is already variants[{other}]")));
+            // Another precision's selection chose the twin itself: the member merges into it.
+            let names = leaf_names(self);
+            let (old_name, new_name) = (names[index].clone(), names[other].clone());
+            let member = self.variants.remove(index);
+            let index = if other > index { other - 1 } else { other };
+            let entry = &mut self.variants[index];
+            for p in member.precisions {
+                if !entry.precisions.contains(&p) {
+                    entry.precisions.push(p);
+                }
+            }
+            entry.precisions.sort_by_key(|p| PRECISIONS.iter().position(|q| q == p));
+            entry.shapes_won = match (entry.shapes_won, member.shapes_won) {
+                (Some(a), Some(b)) => Some(a + b),
+                (a, b) => a.or(b),
+            };
+            return Ok(Twin { index, old_id: id.to_string(), new_id, old_name, new_name });
         }
         let name = twin.name();
         if let Some(other) = (0..self.variants.len()).find(|&j| j != index && self.variants[j].name() == name) {
@@ -246,8 +265,6 @@ mod tests {
         assert!(e.starts_with("variants: no member"), "{e}");
         let e = field(set.substitute_twin(&id, "MWG", 1).unwrap_err());
         assert!(e.starts_with("variants[0].params.MWG") && e.contains("no parameter"), "{e}");
-        let e = field(set.substitute_twin(&id, "KDIMD", 64).unwrap_err());
-        assert!(e.contains("already variants[1]"), "{e}");
         let e = field(set.substitute_twin(&id, "UKK", 3).unwrap_err());
         assert!(e.contains("breaks"), "{e}");
         assert_eq!(set, self::set(), "a refused twin changes nothing");
@@ -255,6 +272,25 @@ mod tests {
         let mut set = SelectedSet { comment: String::new(), variants: vec![direct(32, 1), direct(64, 4)] };
         let e = field(set.substitute_twin(&set.variants[1].id.clone(), "KDIMD", 32).unwrap_err());
         assert!(e.contains("would share the name") && e.contains("variants[0]"), "{e}");
+    }
+
+    #[test]
+    fn a_twin_already_in_the_set_takes_the_members_precisions_and_leaves() {
+        let mut set = set();
+        set.variants[0].precisions = vec!["f32".into()];
+        set.variants[1].precisions = vec!["f16".into()];
+        let (won0, won1) = (set.variants[0].shapes_won, set.variants[1].shapes_won);
+        let names = leaf_names(&set);
+        let mut tree = layouts(&names[0], &names[1]);
+        // Member 1 is member 0 with KDIMD = 64.
+        let twin = set.substitute_twin(&set.variants[0].id.clone(), "KDIMD", 64).unwrap();
+        assert_eq!((twin.index, twin.new_name.as_str()), (0, names[1].as_str()));
+        assert_eq!(set.variants.len(), 1);
+        assert_eq!(set.variants[0].precisions, vec!["f32", "f16"]);
+        assert_eq!(set.variants[0].shapes_won, won0.zip(won1).map(|(a, b)| a + b));
+        assert_eq!(tree.rename_leaves(&twin.old_name, &twin.new_name), 2);
+        assert_eq!(SelectedSet::parse(Path::new(SET_PATH), &set.to_json_text()).unwrap(), set);
+        parsed(&tree, &set);
     }
 
     #[test]
