@@ -10,7 +10,7 @@
 # Outputs: /tmp/bench-half (one folder of bench.sh's files per precision and layout, summary.md);
 # with OUT set, summary.md is kept there as it grows and bench-half.tgz (all of it) is written there at the end. Binaries: scripts/device/build.sh
 # on the dev machine (carry .device.tar.xz and run `tar -xJf .device.tar.xz` first).
-# Usage: [BENCH_DATA="DATA..."] [MAX_FLOPS=5e11] bash scripts/device/bench-half.sh [extra peers arguments]
+# Usage: [BENCH_DATA="DATA..."] [MAX_FLOPS=5e11] [PRECISIONS="f16 bf16 tf32"] bash scripts/device/bench-half.sh [extra peers arguments]
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 nvidia-smi -L
@@ -51,7 +51,7 @@ print(f"{name}: device-to-device copy of 1 GiB {copy / 1e12:.2f} TB/s (read + wr
 json.dump({"device": name, "copy_bytes_per_s": copy, "spec_bytes_per_s": spec}, open(sys.argv[1], "w"))
 EOF
 
-for precision in f16 bf16 tf32; do
+for precision in ${PRECISIONS:-f16 bf16 tf32}; do
   # 8192^3 (bench.txt's largest square, 1.1e12 flops) for f16 only, unless MAX_FLOPS is set.
   limit=(--max-flops "${MAX_FLOPS:-5e11}"); [ "$precision" = f16 ] && [ -z "${MAX_FLOPS:-}" ] && limit=()
   for layout in NN NT; do
