@@ -37,14 +37,25 @@ fn grid_values() -> Vec<u64> {
     values
 }
 
-/// The shapes of every list in variants/shapes/ (those the trees were trained on among them), each
-/// as given and with M and N swapped (the kernel's view of a row-major call): the trees' leaves are
-/// regions of these shapes, which a grid of single thresholds need not reach.
+/// The shapes of every list in variants/shapes/ and its folders (those the trees were trained on
+/// among them), each as given and with M and N swapped (the kernel's view of a row-major call): the
+/// trees' leaves are regions of these shapes, which a grid of single thresholds need not reach.
 fn listed_shapes() -> Vec<(u64, u64, u64)> {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/variants/shapes");
+    let mut lists = Vec::new();
+    let mut dirs = vec![std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/variants/shapes"))];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).expect("variants/shapes") {
+            let path = entry.expect("a shape list").path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else {
+                lists.push(path);
+            }
+        }
+    }
     let mut shapes = Vec::new();
-    for entry in std::fs::read_dir(dir).expect("variants/shapes") {
-        let text = std::fs::read_to_string(entry.expect("a shape list").path()).expect("a readable shape list");
+    for list in lists {
+        let text = std::fs::read_to_string(list).expect("a readable shape list");
         for line in text.lines() {
             let fields: Vec<u64> = line
                 .split('#')
