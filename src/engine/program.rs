@@ -250,6 +250,11 @@ impl CompiledVariant {
         let info = target.info;
         // The variant as the device runs it (a CPU narrows the panel family's VW).
         let variant = &info.runs(variant, precision);
+        // The tensor-core family rounds its inputs to 16 bits (f16, bf16) or to TF32: an f32 or
+        // f64 call, which asked for no such rounding, never runs it, whatever the device's limits.
+        if variant.family == Family::Mma && matches!(precision, Precision::F32 | Precision::F64) {
+            return Err(unavailable(format!("the tensor-core family does not compute in {precision}")));
+        }
         if variant.work_group_size() > info.max_work_group_size {
             return Err(unavailable(format!(
                 "work-group of {} exceeds the device's {}",
@@ -266,11 +271,6 @@ impl CompiledVariant {
         }
         if precision == Precision::F64 && !info.fp64 {
             return Err(unavailable("the device has no fp64".into()));
-        }
-        // The tensor-core family rounds its inputs to 16 bits (f16, bf16) or to TF32: an f32 or
-        // f64 call, which asked for no such rounding, never runs it.
-        if variant.family == Family::Mma && matches!(precision, Precision::F32 | Precision::F64) {
-            return Err(unavailable(format!("the tensor-core family does not compute in {precision}")));
         }
         let geometry = variant.geometry();
         // Split-K adds into C atomically: f64 needs 64-bit atomics. 16-bit C has no atomic add
