@@ -8,6 +8,9 @@
 # tests are left out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+df -h . | tail -n 1 | awk '{print "test: " $4 " free on disk"}'
+# One build per run: incremental state would only take disk.
+export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 bash scripts/ensure-opencl.sh
 python3 scripts/arch_shapes.py --check
 export FEWFIT_TEST_DEVICE="${FEWFIT_TEST_DEVICE:-require}"
