@@ -49,6 +49,21 @@
 #else
 #define F16_STEPS 0
 #endif
+// On CPUs (clang with -DVW_CAP), in 16-bit storage, where C has at most STREAM_N columns (a decode
+// step: M <= 16 before the host's transpose), A's panel is read once or a few times: the outer-product form
+// then prefetches A's column A_AHEAD steps of K ahead, as data used once. Its rows, lda apart, are a
+// few cache lines each, too short for the cores' own prefetchers. Only where lda is a multiple of
+// STREAM_LDA: in f16 and bf16 on PoCL that made decode steps with ldb = 4096 up to 1.7x faster, and
+// did not help with other ldb; in f32, whose rows are twice as long, it made them slower
+// (docs/decisions/050-panel-decode-prefetch.md).
+#if defined(VW_CAP) && defined(__clang__) && STORAGE_16BIT
+#define STREAM_A 1
+#define STREAM_N 16
+#define STREAM_LDA 4096
+#define A_AHEAD 16
+#else
+#define STREAM_A 0
+#endif
 #define ITEMS_M (LM * (VW / LANES))
 #define BAND 4
 #define BM (MV * LANES)
@@ -229,6 +244,10 @@ inline void panel_outer(const int M, const int N, const int kb, const int ke, co
     // own rows only.
     const int ia = (!pack && i0 < M && i0 + BM > M && M >= BM) ? M - BM : i0;
     const bool rows_inside = ia + BM <= M;
+#if STREAM_A
+    // A's panel streams: see STREAM_A.
+    const bool stream_a = !pack && rows_inside && N <= STREAM_N && lda % STREAM_LDA == 0;
+#endif
     for (int k0 = kb; k0 < ke; k0 += KC) {
         const int k1 = min(ke, k0 + KC);
 #if PA
@@ -249,6 +268,14 @@ inline void panel_outer(const int M, const int N, const int kb, const int ke, co
 #else
         {
             for (int p = k0; p < k_end; p++) {
+#endif
+#if STREAM_A
+                if (stream_a && p + A_AHEAD < ke) {
+                    const __global gbits* ahead = (const __global gbits*)A + ia + (p + A_AHEAD) * lda;
+                    for (int r = 0; r < BM; r += 64 / (int)sizeof(gbits)) {
+                        __builtin_prefetch(ahead + r, 0, 0);
+                    }
+                }
 #endif
 #if PA
                 if (pack) OUTER_STEP(LOAD_A_PACKED, true) else

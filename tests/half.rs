@@ -322,6 +322,22 @@ fn panel_variants_on_a_long_k() {
     }
 }
 
+/// Decode steps (M <= 16, row-major NN) whose B rows lie 4,096 elements apart, where the panel
+/// family's outer-product form prefetches B's rows ahead on CPUs (kernels/panel.cl, STREAM_A),
+/// through every panel variant; K ends short of the prefetch distance and off a slice.
+#[test]
+fn panel_variants_on_decode_steps_with_a_wide_b() {
+    let Some(device) = device() else { return };
+    let panels = VariantId::ALL.into_iter().filter(|id| id.info().family == Family::Panel);
+    for id in panels {
+        for (m, k) in [(1, 300), (5, 9)] {
+            let s = GemmSpec::new(Layout::RowMajor, Transpose::No, Transpose::No, m, 70, k).with_ld(k, 4096, 70);
+            random_case::<f16>(device, Via::Device(Selection::Forced(id)), &s, (1.0, 0.0), 3).unwrap();
+            random_case::<bf16>(device, Via::Device(Selection::Forced(id)), &s, (0.5, 1.5), 4).unwrap();
+        }
+    }
+}
+
 /// A strided batch of 3 products, A's items apart by more than their span, B's all one (stride 0),
 /// C's interleaved (a stride below one item's span, ldc wide enough), through every variant and the
 /// host form.
