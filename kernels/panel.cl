@@ -41,9 +41,10 @@
 #endif
 // In f16 storage, whose every element is converted as it is loaded (vload_half), the outer-product
 // form converts B's values KB (16) steps of K at a time, a vector conversion per column, rather than
-// one scalar conversion per broadcast (docs/KERNELS.md). Not in bf16, whose conversion is a shift:
-// there the staging cost more than it saved.
-#if defined(STORAGE_F16)
+// one scalar conversion per broadcast (docs/KERNELS.md). In bf16, whose conversion is a shift, only
+// where MV = 1, a broadcast per multiply-add: there it made the block 1.6-1.9x faster on PoCL, where
+// with MV = 4 it cost more than it saved (docs/decisions/046-half-storage.md).
+#if defined(STORAGE_F16) || (defined(STORAGE_BF16) && MV == 1)
 #define F16_STEPS 1
 #define KB 16
 #else
@@ -138,7 +139,11 @@ __attribute__((always_inline)) inline void load_b_steps(real bk[NR][KB], const _
             for (int q = 0; q < KB; q++) {
                 raw[q] = ((const __global ushort*)bc[c])[(p0 + q) * b_step];
             }
+#if defined(STORAGE_F16)
             vstore16(vload_half16(0, (const half*)raw), 0, bk[c]);
+#else
+            vstore16(bf16_to_float16(vload16(0, raw)), 0, bk[c]);
+#endif
         } else {
             for (int q = 0; q < steps; q++) {
                 bk[c][q] = GREAD(bc[c], (p0 + q) * b_step);
