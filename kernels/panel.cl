@@ -44,19 +44,20 @@
 // one scalar conversion per broadcast (docs/KERNELS.md). In bf16, whose conversion is a shift, only
 // where MV = 1, a broadcast per multiply-add: there it made the block 1.6-1.9x faster on PoCL, where
 // with MV = 4 it cost more than it saved (docs/decisions/046-half-storage.md).
+// STAGE_B: whether B is converted so.
 #if defined(STORAGE_F16) || (defined(STORAGE_BF16) && MV == 1)
-#define F16_STEPS 1
+#define STAGE_B 1
 #define KB 16
 #else
-#define F16_STEPS 0
+#define STAGE_B 0
 #endif
 // On CPUs (clang with -DVW_CAP), in 16-bit storage, where C has at most STREAM_N columns (a decode
-// step: M <= 16 before the host's transpose), A's panel is read once or a few times: the outer-product form
-// then prefetches A's column A_AHEAD steps of K ahead, as data used once. Its rows, lda apart, are a
-// few cache lines each, too short for the cores' own prefetchers. Only where lda is a multiple of
-// STREAM_LDA: in f16 and bf16 on PoCL that made decode steps with ldb = 4096 up to 1.7x faster, and
-// did not help with other ldb; in f32, whose rows are twice as long, it made them slower
-// (docs/decisions/050-panel-decode-prefetch.md).
+// step: M <= 16 before the host's transpose), A's panel is read once or a few times: the
+// outer-product form then prefetches A's column A_AHEAD steps of K ahead, as data used once. Its
+// rows, lda apart, are a few cache lines each, too short for the cores' own prefetchers. Only where
+// lda is a multiple of STREAM_LDA: in f16 and bf16 on PoCL that made decode steps with ldb = 4096
+// up to 1.7x faster, and did not help with other ldb; in f32, whose rows are twice as long, it made
+// them slower (docs/decisions/050-panel-decode-prefetch.md).
 #if defined(VW_CAP) && defined(__clang__) && STORAGE_16BIT
 #define STREAM_A 1
 #define STREAM_N 16
@@ -107,9 +108,9 @@ inline real hsum(const realP v) {
 #define STORE(X, i, v) UPDATE(X, i, v)
 #endif
 
-// B's element of column c at step p, as a real: in f16 storage from the values converted KB steps
-// at a time (bk, from step p0 on).
-#if F16_STEPS
+// B's element of column c at step p, as a real: where STAGE_B, from the values converted KB steps at
+// a time (bk, from step p0 on).
+#if STAGE_B
 #define B_VALUE(c, p) bk[c][(p) - p0]
 #else
 #define B_VALUE(c, p) GREAD(bc[c], (p) * b_step)
@@ -124,7 +125,7 @@ inline real hsum(const realP v) {
         _Pragma("unroll") for (int v = 0; v < MV; v++) { acc[v][c] = fma(av[v], b, acc[v][c]); } \
     } \
 }
-#if F16_STEPS
+#if STAGE_B
 // Steps p0 .. p0 + steps of K (at most KB) of B's columns bc into bk, converted: where all KB are
 // there, a vector conversion per column, of one vector load where B is contiguous along K
 // (b_step 1), else of KB element loads. Inlined: PoCL called it, spilling the accumulators around.
@@ -264,7 +265,7 @@ inline void panel_outer(const int M, const int N, const int kb, const int ke, co
         // shapes (a loop behind each arm of a branch between the barriers, with or without an early
         // return: pocl/pocl#1435; docs/PERFORMANCE.md).
         const int k_end = active ? k1 : k0;
-#if F16_STEPS
+#if STAGE_B
         for (int p0 = k0; p0 < k_end; p0 += KB) {
             real bk[NR][KB];
             const int steps = min(KB, k_end - p0);
