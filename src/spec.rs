@@ -5,7 +5,7 @@
 
 use opencl3::types::cl_mem;
 
-use crate::codegen::ShapeFeatures;
+use crate::codegen::{Family, ShapeFeatures};
 use crate::error::{Error, Result};
 
 /// Storage order of the matrices.
@@ -85,6 +85,22 @@ impl Precision {
     /// Whether A, B and C hold 16-bit elements (f16 or bf16).
     pub fn is_half(self) -> bool {
         matches!(self, Precision::F16 | Precision::Bf16)
+    }
+
+    /// Whether a kernel family computes in this precision: the tensor-core family rounds its inputs
+    /// to 16 bits (f16, bf16) or to TF32, so an f32 or f64 call, which asked for no such rounding,
+    /// never runs it; every other family computes in every precision.
+    pub fn computed_by(self, family: Family) -> bool {
+        family != Family::Mma || !matches!(self, Precision::F32 | Precision::F64)
+    }
+
+    /// The bytes of one element of a family's local memory in this precision: the arithmetic
+    /// type's, or the storage type's for the tensor-core family, which stages operands as stored.
+    pub fn local_element_bytes(self, family: Family) -> usize {
+        match family {
+            Family::Mma => self.bytes(),
+            _ => self.compute_bytes(),
+        }
     }
 
     /// The OpenCL build options that select it in the kernels.

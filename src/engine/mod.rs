@@ -453,7 +453,7 @@ mod tests {
         }
         let mma = Variant::new(Family::Mma, &[("MWG", 64), ("NWG", 32), ("KWG", 32), ("WM", 2), ("WN", 1)]);
         for precision in [Precision::F16, Precision::Bf16, Precision::Tf32] {
-            let counted = mma.local_mem_bytes(program::local_element_bytes(Family::Mma, precision));
+            let counted = mma.local_mem_bytes(precision.local_element_bytes(Family::Mma));
             assert_eq!(counted, 2 * 96 * (32 * precision.bytes() + 16));
             for kernel in &CompiledVariant::build(&engine, &mma, precision).unwrap().main.kernels {
                 let declared = kernel.lock().unwrap().get_local_mem_size(engine.device).unwrap() as usize;

@@ -120,15 +120,6 @@ impl Program {
     }
 }
 
-/// The bytes of one element of a variant's local memory: the arithmetic type's, or the storage
-/// type's for the tensor-core family, which stages operands as stored.
-pub(crate) fn local_element_bytes(family: Family, precision: Precision) -> usize {
-    match family {
-        Family::Mma => precision.bytes(),
-        _ => precision.compute_bytes(),
-    }
-}
-
 /// A kernel variant built for one device and precision: four entry points, one per operand layout.
 pub struct CompiledVariant {
     #[cfg_attr(not(feature = "tuning"), allow(dead_code))]
@@ -250,9 +241,8 @@ impl CompiledVariant {
         let info = target.info;
         // The variant as the device runs it (a CPU narrows the panel family's VW).
         let variant = &info.runs(variant, precision);
-        // The tensor-core family rounds its inputs to 16 bits (f16, bf16) or to TF32: an f32 or
-        // f64 call, which asked for no such rounding, never runs it, whatever the device's limits.
-        if variant.family == Family::Mma && matches!(precision, Precision::F32 | Precision::F64) {
+        // Before the device's limits: a family that does not compute in the precision never runs.
+        if !precision.computed_by(variant.family) {
             return Err(unavailable(format!("the tensor-core family does not compute in {precision}")));
         }
         if variant.work_group_size() > info.max_work_group_size {
@@ -262,7 +252,7 @@ impl CompiledVariant {
                 info.max_work_group_size
             )));
         }
-        let local = variant.local_mem_bytes(local_element_bytes(variant.family, precision));
+        let local = variant.local_mem_bytes(precision.local_element_bytes(variant.family));
         if local > info.local_mem_bytes {
             return Err(unavailable(format!(
                 "needs {local} bytes of local memory, the device has {}",

@@ -218,20 +218,14 @@ impl Candidates {
     }
 }
 
-/// Whether a variant fits a device's work-group and local-memory limits in the limits' precision:
-/// its local memory holds elements of the arithmetic type, or, for the tensor-core family, which
-/// stages operands as stored, of the storage type (as the runtime counts them when it builds). The
-/// tensor-core family fits no f32 or f64 sweep: the runtime never runs it there.
+/// Whether a variant fits a device's work-group and local-memory limits in the limits' precision,
+/// counting local memory as the runtime does when it builds ([`Precision::local_element_bytes`]),
+/// and computes in that precision ([`Precision::computed_by`]: the tensor-core family fits no f32
+/// or f64 sweep).
 pub fn fits(variant: &Variant, limits: &Limits) -> bool {
-    if variant.family == Family::Mma && matches!(limits.precision, Precision::F32 | Precision::F64) {
-        return false;
-    }
-    let elem_bytes = match variant.family {
-        Family::Mma => limits.precision.bytes(),
-        _ => limits.precision.compute_bytes(),
-    };
-    variant.work_group_size() <= limits.max_work_group_size
-        && variant.local_mem_bytes(elem_bytes) <= limits.local_mem_bytes
+    limits.precision.computed_by(variant.family)
+        && variant.work_group_size() <= limits.max_work_group_size
+        && variant.local_mem_bytes(limits.precision.local_element_bytes(variant.family)) <= limits.local_mem_bytes
 }
 
 fn family_named(name: &str) -> Option<Family> {
