@@ -75,7 +75,8 @@ fn listed_shapes() -> Vec<(u64, u64, u64)> {
 
 /// The shapes to check: every grid value in each of M, N and K, each beside random partners from
 /// the grid, then random triples of grid values (the whole cube grows as the cube of the trees'
-/// thresholds: half a billion shapes for the 2026-11-26 trees), then the listed shapes.
+/// thresholds: half a billion shapes for the 2026-11-26 trees), then the listed shapes, also
+/// narrowed to each small M the trees split on.
 fn grid_shapes(values: &[u64]) -> Vec<(u64, u64, u64)> {
     let mut rng = StdRng::seed_from_u64(7);
     let mut any = || values[rng.random_range(0..values.len())];
@@ -88,8 +89,37 @@ fn grid_shapes(values: &[u64]) -> Vec<(u64, u64, u64)> {
     for _ in 0..100_000 {
         shapes.push((any(), any(), any()));
     }
-    shapes.extend(listed_shapes());
+    let listed = listed_shapes();
+    // The listed shapes narrowed: each (n, k) with m = 1 and each side of the trees' splits on m
+    // below 64, where the CPU trees' guards send shapes narrower than any they trained on
+    // (decision 051).
+    let partners: std::collections::BTreeSet<(u64, u64)> = listed.iter().map(|&(_, n, k)| (n, k)).collect();
+    let narrow = narrow_m_values();
+    for (n, k) in partners {
+        shapes.extend(narrow.iter().map(|&m| (m, n, k)));
+    }
+    shapes.extend(listed);
     shapes
+}
+
+/// 1, and each threshold below 64 of the trees' splits on m with the value above it.
+fn narrow_m_values() -> Vec<u64> {
+    fn thresholds(node: &Node, out: &mut Vec<u64>) {
+        if let Node::Split { feature, threshold, le, gt, .. } = node {
+            if feature == "m" && *threshold < 64 {
+                out.extend([*threshold, threshold + 1]);
+            }
+            thresholds(le, out);
+            thresholds(gt, out);
+        }
+    }
+    let mut values = vec![1];
+    for (class, precision) in pairs() {
+        thresholds(&tuning::tree(class, precision).root, &mut values);
+    }
+    values.sort_unstable();
+    values.dedup();
+    values
 }
 
 /// Every (class, precision) pair.

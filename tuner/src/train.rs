@@ -10,6 +10,8 @@
 //! values, which suits sizes that span orders of magnitude. linfa predicts `le` when
 //! `x < split`; the integer threshold is the largest raw `v` with `log2(v + 1) < split`, so the
 //! generated `v <= threshold` makes the decision linfa makes for every input, not only the training ones.
+//! A leaf naming a panel block sends shapes narrower than both the block and its training shapes
+//! to a block narrow enough (`guard_narrow_shapes`): the data cannot tell the tree about them.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -24,7 +26,7 @@ use rayon::prelude::*;
 use super::dataset::{Matrix, Shape};
 use super::error::{Error, Result};
 use fewfit_codegen::tree::{Node, Tree};
-use fewfit_codegen::{sees_compute_units, ShapeFeatures};
+use fewfit_codegen::{sees_compute_units, Family, ShapeFeatures};
 
 /// In cross-validation a failed pick (the configuration did not run there) counts as this slowdown.
 pub const FAIL_PENALTY: f64 = 10.0;
@@ -620,7 +622,8 @@ fn fold_of(n: usize, folds: usize, seed: u64) -> Vec<usize> {
     fold
 }
 
-/// Converts linfa's tree, fitted on `samples`, cut at `point.max_depth` (see [`convert`]).
+/// Converts linfa's tree, fitted on `samples`, cut at `point.max_depth` (see [`convert`]), with
+/// its panel blocks kept from shapes narrower than they are ([`guard_narrow_shapes`]).
 fn cut(
     matrix: &Matrix,
     linfa_tree: &DecisionTree<f64, usize>,
@@ -631,6 +634,7 @@ fn cut(
 ) -> Result<Tree> {
     let leaf = Relabel { matrix, selected, weighting: point.weighting };
     let root = simplify(convert(matrix, linfa_tree.root_node(), samples, &leaf, point.max_depth)?);
+    let root = guard_narrow_shapes(root, &mut Vec::new(), samples, &leaf);
     Ok(Tree::new(class, &matrix.precision, root))
 }
 
@@ -770,6 +774,96 @@ pub fn simplify(node: Node) -> Node {
             }
         }
     }
+}
+
+/// The rows of C (the kernel's M) that a work-item of a panel block computes, MV vectors of VW;
+/// `None` for a configuration of another family. On a C of fewer rows every block of it runs the
+/// kernel's edge path, which loads A element by element (kernels/panel.cl): on PoCL (AVX-512, the
+/// 336 architecture shapes of `pocl-zen4-arch`) such blocks ran 5.4 times slower than the fastest
+/// variant (geometric mean), blocks that fit 1.5 times, and the fastest was one of them on 3
+/// shapes of 336.
+fn block_rows(matrix: &Matrix, column: usize) -> Option<u64> {
+    let variant = matrix.configs[column].variant().filter(|v| v.family == Family::Panel)?;
+    Some(u64::from(variant.get("MV")) * u64::from(variant.get("VW")))
+}
+
+/// Keeps a leaf's panel block from the shapes below its training shapes that are narrower than
+/// the block ([`block_rows`]): where a leaf admits values of `m` smaller than both its block's
+/// rows and every training shape's `m`, which it would meet only beyond its data (a family of
+/// networks whose layers have fewer output features than any trained on), those shapes go by a
+/// split on `m` to the configuration of least cost on the leaf's training shapes ([`Relabel`])
+/// among those narrow enough, guarded in turn; the leaf keeps its label for its training shapes.
+/// `path` holds the splits above `node` (feature index, threshold, whether `le` was taken);
+/// `samples` are the training shapes that reach it.
+fn guard_narrow_shapes(node: Node, path: &mut Vec<(usize, u64, bool)>, samples: &[&Sample], relabel: &Relabel) -> Node {
+    match node {
+        Node::Split { feature, threshold, shapes, le, gt } => {
+            let f = ShapeFeatures::NAMES.iter().position(|n| *n == feature).expect("trees split on named features");
+            let (l, g): (Vec<&Sample>, Vec<&Sample>) =
+                samples.iter().partition(|s| s.features.values()[f] <= threshold);
+            path.push((f, threshold, true));
+            let le = Box::new(guard_narrow_shapes(*le, path, &l, relabel));
+            path.pop();
+            path.push((f, threshold, false));
+            let gt = Box::new(guard_narrow_shapes(*gt, path, &g, relabel));
+            path.pop();
+            Node::Split { feature, threshold, shapes, le, gt }
+        }
+        Node::Leaf { .. } => {
+            let trained_from = samples.iter().map(|s| s.features.m).min().unwrap_or(u64::MAX);
+            narrow_guard(node, path, trained_from, samples, relabel)
+        }
+    }
+}
+
+/// [`guard_narrow_shapes`] on one leaf, whose training shapes have `m` of `trained_from` or more.
+/// The guard is added only where a shape reaches it: one of the leaf's training shapes narrowed to
+/// the guard's threshold or to m = 1 that takes every split of `path` (a split on a ratio such as
+/// `m_per_n_1024` can leave no narrow shape in the leaf).
+fn narrow_guard(
+    leaf: Node,
+    path: &mut Vec<(usize, u64, bool)>,
+    trained_from: u64,
+    samples: &[&Sample],
+    relabel: &Relabel,
+) -> Node {
+    let Node::Leaf { variant, .. } = &leaf else {
+        return leaf;
+    };
+    let matrix = relabel.matrix;
+    let column = relabel.selected.iter().copied().find(|&v| matrix.configs[v].id() == *variant);
+    let Some(rows) = column.and_then(|v| block_rows(matrix, v)) else {
+        return leaf;
+    };
+    let threshold = rows.min(trained_from).saturating_sub(1);
+    let reached = samples.iter().any(|s| {
+        [threshold, 1].into_iter().filter(|&m| m >= 1 && m <= threshold).any(|m| {
+            let f = s.features;
+            let narrowed = ShapeFeatures::new(m, f.n, f.k)
+                .with_operands_along_k(f.operands_along_k)
+                .with_compute_units(f.compute_units)
+                .values();
+            path.iter().all(|&(i, t, le)| (narrowed[i] <= t) == le)
+        })
+    });
+    if !reached {
+        return leaf;
+    }
+    let narrow: Vec<usize> =
+        relabel.selected.iter().copied().filter(|&v| block_rows(matrix, v).is_none_or(|r| r <= threshold)).collect();
+    if narrow.is_empty() {
+        return leaf;
+    }
+    let Some(label) = (Relabel { selected: &narrow, ..*relabel }).label(samples) else {
+        return leaf;
+    };
+    let below =
+        Node::Leaf { variant: matrix.configs[label].id(), shapes: None, geomean_slowdown: None, worst_slowdown: None };
+    let m = ShapeFeatures::NAMES.iter().position(|n| *n == "m").expect("m is a feature");
+    path.push((m, threshold, true));
+    let below = narrow_guard(below, path, u64::MAX, samples, relabel);
+    path.pop();
+    Node::Split { feature: "m".into(), threshold, shapes: None, le: Box::new(below), gt: Box::new(leaf) }
 }
 
 /// Fills in training shape counts, and each leaf's geomean and worst slowdown over the problems
@@ -1176,6 +1270,60 @@ mod tests {
         for _ in 0..8 {
             assert_eq!(splits(fit_linfa(&refs, &deep_point()).unwrap()), first);
         }
+    }
+
+    /// Panel blocks of 64, 32, 16 and 8 rows (MV x VW), in that order.
+    fn panel_blocks() -> Vec<crate::dataset::Config> {
+        let block = |kc, lm, ln, mv, nr, vw| {
+            let p = [("KC", kc), ("LM", lm), ("LN", ln), ("MV", mv), ("NR", nr), ("VW", vw)];
+            let v = fewfit_codegen::Variant::new(Family::Panel, &p).with_neutral_defaults();
+            v.validate().unwrap();
+            crate::dataset::Config::of(&v)
+        };
+        vec![
+            block(256, 1, 16, 4, 4, 16),
+            block(256, 1, 16, 2, 4, 16),
+            block(512, 1, 8, 1, 12, 16),
+            block(256, 2, 4, 1, 4, 8),
+        ]
+    }
+
+    #[test]
+    fn panel_blocks_are_kept_from_shapes_narrower_than_their_data() {
+        // Training shapes of the kernel's m 64-456 (row-major n), where the 64-row block is the
+        // fastest, the 16-row one 1.2x, the 32-row one 1.3x and the 8-row one 1.5x slower. Below
+        // m = 64, where no shape trained, the tree names the 16-row block (the least slowdown on the
+        // leaf's shapes of those narrow enough), below 16 the 8-row one; trained shapes keep theirs.
+        let problems: Vec<_> = (1..=40u64).map(|i| (0, 8 * i, 64 + 8 * (i % 8) * (i % 8), 64)).collect();
+        let time = vec![vec![1.0, 1.3, 1.2, 1.5]; 40];
+        let mut m = toy(&[("d", "cpu")], &problems, time);
+        m.configs = panel_blocks();
+        let rows: Vec<usize> = (0..40).collect();
+        let trained = train(&m, &rows, &[0, 1, 2, 3], "cpu", &TrainOptions::default()).unwrap();
+        for &r in &rows {
+            assert_eq!(pick(&m, &trained.tree, &m.kernel_features(r), &[0, 1, 2, 3]), Some(0));
+        }
+        assert_eq!(trained.fits[0].chosen.slowdown, 1.0);
+        for (kernel_m, want) in [(1, 3), (15, 3), (16, 2), (63, 2), (64, 0), (4096, 0)] {
+            let shape = Shape { m: 100, n: kernel_m, k: 64 }.kernel_features();
+            assert_eq!(pick(&m, &trained.tree, &shape, &[0, 1, 2, 3]), Some(want), "m = {kernel_m}");
+        }
+        // The guards' leaves train no shape; the JSON round trip keeps them.
+        let ids: Vec<String> = m.configs.iter().map(|c| c.id()).collect();
+        let json = serde_json::to_string(&trained.tree).unwrap();
+        assert_eq!(Tree::parse(std::path::Path::new("t.json"), &json, &ids).unwrap(), trained.tree);
+
+        // A shape of m = 32 trained the 64-row block (it was the fastest there): only narrower
+        // shapes are guarded. Without a narrower block, none are.
+        let mut measured = m.clone();
+        measured.problems[0].shape.n = 32;
+        let trained = train(&measured, &rows, &[0, 1, 2, 3], "cpu", &TrainOptions::default()).unwrap();
+        for (kernel_m, want) in [(31, 2), (32, 0)] {
+            let shape = Shape { m: 100, n: kernel_m, k: 64 }.kernel_features();
+            assert_eq!(pick(&m, &trained.tree, &shape, &[0, 1, 2, 3]), Some(want), "m = {kernel_m}");
+        }
+        let alone = train(&m, &rows, &[0], "cpu", &TrainOptions::default()).unwrap();
+        assert!(matches!(&alone.tree.root, Node::Leaf { .. }), "{:?}", alone.tree.root);
     }
 
     #[test]
