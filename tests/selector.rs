@@ -18,23 +18,30 @@ fn grid_values() -> Vec<u64> {
     for p in 0..16 {
         values.extend([(1 << p) - 1, 1 << p, (1 << p) + 1]);
     }
-    fn thresholds(node: &Node, out: &mut Vec<u64>) {
-        if let Node::Split { feature, threshold, le, gt, .. } = node {
-            if ["m", "n", "k", "min_mn", "max_mn"].contains(&feature.as_str()) {
-                out.extend([threshold.saturating_sub(1), *threshold, threshold + 1]);
-            }
-            thresholds(le, out);
-            thresholds(gt, out);
-        }
-    }
-    for class in DeviceClass::ALL {
-        for precision in Precision::ALL {
-            thresholds(&tuning::tree(class, precision).root, &mut values);
-        }
+    for t in split_thresholds(&["m", "n", "k", "min_mn", "max_mn"]) {
+        values.extend([t.saturating_sub(1), t, t + 1]);
     }
     values.sort_unstable();
     values.dedup();
     values
+}
+
+/// The thresholds of every tree's splits on any of `features`.
+fn split_thresholds(features: &[&str]) -> Vec<u64> {
+    fn walk(node: &Node, features: &[&str], out: &mut Vec<u64>) {
+        if let Node::Split { feature, threshold, le, gt, .. } = node {
+            if features.contains(&feature.as_str()) {
+                out.push(*threshold);
+            }
+            walk(le, features, out);
+            walk(gt, features, out);
+        }
+    }
+    let mut out = Vec::new();
+    for (class, precision) in pairs() {
+        walk(&tuning::tree(class, precision).root, features, &mut out);
+    }
+    out
 }
 
 /// The shapes of every list in variants/shapes/ and its folders (those the trees were trained on
@@ -104,18 +111,9 @@ fn grid_shapes(values: &[u64]) -> Vec<(u64, u64, u64)> {
 
 /// 1, and each threshold below 64 of the trees' splits on m with the value above it.
 fn narrow_m_values() -> Vec<u64> {
-    fn thresholds(node: &Node, out: &mut Vec<u64>) {
-        if let Node::Split { feature, threshold, le, gt, .. } = node {
-            if feature == "m" && *threshold < 64 {
-                out.extend([*threshold, threshold + 1]);
-            }
-            thresholds(le, out);
-            thresholds(gt, out);
-        }
-    }
     let mut values = vec![1];
-    for (class, precision) in pairs() {
-        thresholds(&tuning::tree(class, precision).root, &mut values);
+    for t in split_thresholds(&["m"]).into_iter().filter(|&t| t < 64) {
+        values.extend([t, t + 1]);
     }
     values.sort_unstable();
     values.dedup();

@@ -799,8 +799,7 @@ fn guard_narrow_shapes(node: Node, path: &mut Vec<(usize, u64, bool)>, samples: 
     match node {
         Node::Split { feature, threshold, shapes, le, gt } => {
             let f = ShapeFeatures::NAMES.iter().position(|n| *n == feature).expect("trees split on named features");
-            let (l, g): (Vec<&Sample>, Vec<&Sample>) =
-                samples.iter().partition(|s| s.features.values()[f] <= threshold);
+            let (l, g) = split_samples(samples, f, threshold);
             path.push((f, threshold, true));
             let le = Box::new(guard_narrow_shapes(*le, path, &l, relabel));
             path.pop();
@@ -884,12 +883,17 @@ fn annotate(matrix: &Matrix, node: &mut Node, samples: &[&Sample]) {
         Node::Split { feature, threshold, shapes, le, gt } => {
             *shapes = Some(samples.len() as u64);
             let f = ShapeFeatures::NAMES.iter().position(|n| n == feature).unwrap_or(0);
-            let (l, g): (Vec<&Sample>, Vec<&Sample>) =
-                samples.iter().partition(|s| s.features.values()[f] <= *threshold);
+            let (l, g) = split_samples(samples, f, *threshold);
             annotate(matrix, le, &l);
             annotate(matrix, gt, &g);
         }
     }
+}
+
+/// The samples a split on feature `f` (an index into [`ShapeFeatures::NAMES`]) at `threshold` sends
+/// to `le`, then those it sends to `gt`.
+fn split_samples<'s>(samples: &[&'s Sample], f: usize, threshold: u64) -> (Vec<&'s Sample>, Vec<&'s Sample>) {
+    samples.iter().partition(|s| s.features.values()[f] <= threshold)
 }
 
 #[cfg(test)]
