@@ -170,6 +170,11 @@ enum Command {
         /// `regenerate --class-limit`).
         #[arg(long, value_parser = parse_assignment, requires = "families")]
         class_limit: Vec<(String, u32)>,
+        /// Judge the shipped set and trees per architecture family as well: a folder of
+        /// `FAMILY-LAYOUT.txt` shape lists, as `--families` takes; each family's problems are
+        /// those leaving it out would hold out. Nothing is trained.
+        #[arg(long, conflicts_with = "families")]
+        by_family: Option<PathBuf>,
     },
 }
 
@@ -491,7 +496,7 @@ fn run(cli: Cli) -> Result<()> {
             }
             Ok(())
         }
-        Command::Evaluate { data, precision, plot, per_shape, root, families: None, .. } => {
+        Command::Evaluate { data, precision, plot, per_shape, root, by_family, families: None, .. } => {
             let matrix = load_matrix(&data, &precision)?;
             let inputs = fewfit_codegen::read_inputs(&root)?;
             let trees: std::result::Result<Vec<_>, _> =
@@ -502,6 +507,14 @@ fn run(cli: Cli) -> Result<()> {
                 print!("{}", evaluation.per_shape(&matrix));
             }
             print!("{}", evaluation.describe(&matrix));
+            if let Some(dir) = by_family {
+                let families = Families::load(&dir)?;
+                for family in families.shapes.keys() {
+                    let rows = families.held_out_rows(&matrix, family)?;
+                    let judged = evaluate::evaluate(&matrix, Some(&rows), &shipped)?;
+                    print!("family {family}:\n{}", judged.describe(&matrix));
+                }
+            }
             if let Some(path) = plot {
                 evaluate::plot_cdf(&path, &[("shipped set + tree".to_string(), evaluation.slowdowns())])?;
                 println!("plot: {}", path.display());

@@ -1181,6 +1181,25 @@ fn select_train_and_evaluate_on_the_sweep() {
     assert!(best_geo >= 1.0 && tree_geo >= best_geo, "tree {tree_geo}, best in set {best_geo}\n{}", ran.both());
     assert!(std::fs::read_to_string(&plot).unwrap().contains("<svg"));
 
+    // --by-family judges the same set and tree on each family's problems as well.
+    let families = dir.join("families");
+    std::fs::create_dir_all(&families).unwrap();
+    std::fs::write(families.join("small-NN.txt"), "16 16 16\n33 17 9\n").unwrap();
+    std::fs::write(families.join("large-NN.txt"), "64 32 48\n").unwrap();
+    let ran = ok(fewfit(dir)
+        .args(["evaluate", "--root"])
+        .arg(&root)
+        .arg("--data")
+        .arg(&data)
+        .arg("--by-family")
+        .arg(&families));
+    // Families in name order, each section up to the next.
+    let (large, small) =
+        ran.stdout.split_once("family large:").unwrap_or_default().1.split_once("family small:").unwrap_or_default();
+    assert!(large.contains("[cpu]: 1 problems"), "{}", ran.both());
+    assert!(small.contains("[cpu]: 2 problems"), "{}", ran.both());
+    assert!(number_after(&ran.stdout, "tree: geomean") == tree_geo, "{}", ran.both());
+
     // evaluate the crate's shipped set and trees (read from the crate root) on the tiny data.
     let manifest = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
     let shipped_text = std::fs::read_to_string(manifest.join("variants/selected.json")).unwrap();
