@@ -4,21 +4,20 @@
 // 32 work-items computes an MWG x NWG tile of C; each warp computes an (MWG / WM) x (NWG / WN) part of
 // it as a grid of 16 x 8 tiles, each one `mma.sync` per KS-deep step of K (m16n8k16 for f16 and bf16,
 // m16n8k8 for tf32). The K loop stages KWG-deep slices of op(A) and op(B) in local memory as stored
-// (raw 16- or 32-bit elements; tf32 rounded as fragments are read), each row of op(A) and each column
-// of op(B) contiguous along K, its 16-byte chunks swizzled so that a fragment register is one 32-bit
-// local load and the 32 loads of a warp hit 32 banks. ST buffers form a pipeline: an operand
-// contiguous along K is copied in 16-byte vectors ST - 1 slices ahead of the multiply, by
-// asynchronous `cp.async` on NVIDIA (elsewhere by a load and a store); one contiguous along M / N is
-// transposed on its way in through registers one slice ahead (pairs of k's per 32-bit store for
-// 16-bit elements). One barrier per slice. Tiles that cross the edge of C or of K are zero-filled;
-// any M, N, K works. C is column-major, read only where beta != 0.
+// (raw 16- or 32-bit elements; tf32 rounded on the store), each row of op(A) and each column of op(B)
+// contiguous along K and padded by 16 bytes, so that a fragment register is one 32-bit local load
+// and the 32 loads of a warp hit 32 banks. An operand contiguous along K is copied in 16-byte
+// vectors; one contiguous along M / N is transposed on its way in (pairs of k's per 32-bit store for
+// 16-bit elements). Two buffers: the next slice is loaded into registers before the current one is
+// multiplied and stored into the other buffer after, one barrier per slice. Tiles that cross the
+// edge of C or of K are zero-filled; any M, N, K works. C is column-major, read only where beta != 0.
 //
 // Build options: -DSTORAGE_F16 (IEEE binary16 A, B and C; converted by OpenCL's core vload_half /
 // vstore_half_rte), -DSTORAGE_BF16 (bfloat16, converted by bit operations) or -DCOMPUTE_TF32 (f32
 // A, B and C, products of A and B rounded to tf32). alpha, beta and the accumulators are f32.
 // -DNVIDIA_MMA (NVIDIA GPUs of compute capability 8.0 or later) runs the products as inline PTX
-// `mma.sync` and the copies as `cp.async`. Without it each `mma.sync` is emulated: the warp's
-// fragment registers are exchanged through local memory and every work-item computes its four
+// `mma.sync`. Without it each `mma.sync` is emulated: the warp's fragment registers are exchanged
+// through local memory (the buffer the K loop is not reading) and every work-item computes its four
 // results from them, so that any OpenCL device runs the very same slices, fragment loads and
 // stores of C. The emulation is for testing the kernel's indexing (CI runs it on PoCL): it is slow,
 // and fewfit's trees pick the family on NVIDIA GPUs only.
@@ -45,22 +44,16 @@ typedef uint store_t;
 // Elements per 32-bit register, and per 16-byte vector.
 #define PER_WORD (4 / ELEM_BYTES)
 #define VEC (16 / ELEM_BYTES)
-// A slice row (a row of op(A) or a column of op(B)) holds KWG elements: CHUNKS vectors of 16 bytes.
-// Chunk c of row o lies at chunk c ^ SWIZZLE(o): of the 8 rows x 4 words that one fragment load of a
-// warp reads (rows g = 0..7 from a multiple of 8, one chunk), the rows that share a 128-byte line
-// of banks (LINE_ROWS of them) take different chunks, so the 32 words fall on 32 banks.
-#define CHUNKS (KWG / VEC)
-#define LINE_ROWS (CHUNKS >= 8 ? 1 : 8 / CHUNKS)
-#define SWIZZLE(o) (((o) / LINE_ROWS) % (CHUNKS >= 8 ? 8 : CHUNKS))
+// A slice row: KWG elements and 16 bytes of padding. Rows are then 4 words apart modulo 8 (KWG is a
+// multiple of 16), so the 8 rows x 4 words of a fragment load lie in 32 distinct banks.
+#define ROW (KWG + VEC)
 // One buffer: MWG rows of op(A), then NWG columns of op(B).
-#define SLICE ((MWG + NWG) * KWG)
+#define SLICE ((MWG + NWG) * ROW)
+// The 16-byte vectors of a slice of A / B that each work-item loads.
+#define LOADS_A (MWG * KWG / (VEC * WGS))
+#define LOADS_B (NWG * KWG / (VEC * WGS))
 // The emulation's exchange: 6 registers of the 32 lanes per warp.
 #define EXCHANGE_WORDS (6 * 32)
-
-// The place of element k of row o in a slice.
-inline int slot(const int o, const int k) {
-    return o * KWG + (((k / VEC) ^ SWIZZLE(o)) * VEC) + k % VEC;
-}
 
 // Whether every 16-byte vector at X + i + j * ld (i a multiple of VEC) is aligned to 16 bytes.
 #define ALIGNED16(X, ld) ((((size_t)(X)) % 16 == 0) && ((ld) % VEC == 0))
@@ -136,94 +129,78 @@ inline uint element_of(const uint4 v, const int i) {
 #endif
 }
 
-// Copies this work-item's share of the R x KWG slice of an operand contiguous along K (R rows of
-// op(A) or columns of op(B), at outer index o0 and depth k0) into the slice lm: R * KWG / (VEC * WGS)
-// vectors of 16 bytes, VEC k's of one outer index each, consecutive work-items along K; zero outside
-// `outer` x K. On NVIDIA an aligned vector is an asynchronous cp.async (what lies beyond K is
-// zero-filled and not read); else a load and a store.
-inline void copy_slice(__local store_t* lm, const __global store_t* X, const int ld, const bool aligned,
+// Loads this work-item's share of the R x KWG slice of an operand (R rows of op(A) or columns of
+// op(B)) at outer index o0 and depth k0 into r, R * KWG / (VEC * WGS) vectors of 16 bytes, zero
+// outside `outer` x K. Contiguous along its outer dimension (`along_outer`): VEC outer indices at
+// one k per vector, PER_WORD consecutive k's per work-item at a time (what one 32-bit store of
+// store_slice takes), consecutive work-items along K: their stores of one outer index then fall on
+// consecutive banks (along the outer dimension, rows 8 apart share banks: up to 16-way conflicts).
+// Contiguous along K: VEC k's of one outer index per vector, consecutive work-items along K.
+inline void load_slice(uint4* r, const __global store_t* X, const int ld, const bool along_outer, const bool aligned,
                        const int outer, const int K, const int o0, const int k0, const int R, const int tid) {
     const int loads = R * KWG / (VEC * WGS);
-    UNROLL_MMA
-    for (int l = 0; l < loads; l++) {
-        const int v = tid + l * WGS;
-        const int k = (v % CHUNKS) * VEC;
-        const int o = v / CHUNKS;
-        const int valid = (o0 + o < outer) ? K - (k0 + k) : 0;
-        __local store_t* d = lm + slot(o, k);
-        const __global store_t* s = X + (k0 + k) + (size_t)(o0 + o) * ld;
-#if defined(NVIDIA_MMA)
-        if (aligned) {
-            const int bytes = clamp(valid, 0, VEC) * ELEM_BYTES;
-            asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;"
-                         :: "r"((uint)(size_t)d), "l"(valid > 0 ? s : X), "r"(bytes) : "memory");
-            continue;
-        }
-#endif
-        *(__local uint4*)d = load_vector(s, aligned, valid);
-    }
-}
-
-// Closes the group of copies issued since the last one; waits until at most ST - 2 groups are in
-// flight, so that the oldest slice has landed (this work-item's copies; a barrier then makes all).
-#if defined(NVIDIA_MMA)
-#define COPIES_COMMIT() asm volatile("cp.async.commit_group;" ::: "memory")
-#define COPIES_WAIT() asm volatile("cp.async.wait_group {{ ST - 2 }};" ::: "memory")
-#else
-#define COPIES_COMMIT()
-#define COPIES_WAIT()
-#endif
-
-// Loads this work-item's share of the R x KWG slice of an operand contiguous along its outer
-// dimension (R rows of op(A) or columns of op(B), at outer index o0 and depth k0) into r,
-// R * KWG / (VEC * WGS) vectors of 16 bytes, zero outside `outer` x K: VEC outer indices at one k
-// per vector, PER_WORD consecutive k's per work-item at a time (what one 32-bit store of
-// store_slice takes), consecutive work-items along K: their stores of one outer index then fall on
-// consecutive banks.
-inline void load_slice(uint4* r, const __global store_t* X, const int ld, const bool aligned, const int outer,
-                       const int K, const int o0, const int k0, const int R, const int tid) {
-    const int loads = R * KWG / (VEC * WGS);
-    UNROLL_MMA
-    for (int l = 0; l < loads / PER_WORD; l++) {
-        const int u = tid + l * WGS;
-        const int o = (u / (KWG / PER_WORD)) * VEC;
+    if (along_outer) {
         UNROLL_MMA
-        for (int j = 0; j < PER_WORD; j++) {
-            const int k = (u % (KWG / PER_WORD)) * PER_WORD + j;
-            const int valid = (k0 + k < K) ? outer - (o0 + o) : 0;
-            r[l * PER_WORD + j] = load_vector(X + (o0 + o) + (size_t)(k0 + k) * ld, aligned, valid);
+        for (int l = 0; l < loads / PER_WORD; l++) {
+            const int u = tid + l * WGS;
+            const int o = (u / (KWG / PER_WORD)) * VEC;
+            UNROLL_MMA
+            for (int j = 0; j < PER_WORD; j++) {
+                const int k = (u % (KWG / PER_WORD)) * PER_WORD + j;
+                const int valid = (k0 + k < K) ? outer - (o0 + o) : 0;
+                r[l * PER_WORD + j] = load_vector(X + (o0 + o) + (k0 + k) * ld, aligned, valid);
+            }
         }
-    }
-}
-
-// Stores what load_slice put in r into the slice lm, transposed: PER_WORD k's of one outer index
-// per 32-bit store.
-inline void store_slice(__local store_t* lm, const uint4* r, const int R, const int tid) {
-    const int loads = R * KWG / (VEC * WGS);
-    UNROLL_MMA
-    for (int l = 0; l < loads / PER_WORD; l++) {
-        const int u = tid + l * WGS;
-        const int o = (u / (KWG / PER_WORD)) * VEC;
-        const int k = (u % (KWG / PER_WORD)) * PER_WORD;
+    } else {
         UNROLL_MMA
-        for (int e = 0; e < VEC; e++) {
-#if ELEM_BYTES == 2
-            const uint w = element_of(r[2 * l], e) | (element_of(r[2 * l + 1], e) << 16);
-#else
-            const uint w = element_of(r[l], e);
-#endif
-            *(__local uint*)(lm + slot(o + e, k)) = w;
+        for (int l = 0; l < loads; l++) {
+            const int v = tid + l * WGS;
+            const int k = (v % (KWG / VEC)) * VEC;
+            const int o = v / (KWG / VEC);
+            const int valid = (o0 + o < outer) ? K - (k0 + k) : 0;
+            r[l] = load_vector(X + (k0 + k) + (o0 + o) * ld, aligned, valid);
         }
     }
 }
 
-// The 32-bit fragment register at row (of op(A)) or column (of op(B)) `o`, depth k of a slice: tf32
+// Stores what load_slice put in r into the slice lm (row o, depth k at lm[o * ROW + k]): tf32
 // rounded, 16-bit elements as they are.
-#if ELEM_BYTES == 4
-#define FRAGMENT(sl, o, k) to_tf32(*(const __local uint*)((sl) + slot((o), (k))))
+inline void store_slice(__local store_t* lm, const uint4* r, const bool along_outer, const int R, const int tid) {
+    const int loads = R * KWG / (VEC * WGS);
+    if (along_outer) {
+        UNROLL_MMA
+        for (int l = 0; l < loads / PER_WORD; l++) {
+            const int u = tid + l * WGS;
+            const int o = (u / (KWG / PER_WORD)) * VEC;
+            const int k = (u % (KWG / PER_WORD)) * PER_WORD;
+            UNROLL_MMA
+            for (int e = 0; e < VEC; e++) {
+#if ELEM_BYTES == 2
+                const uint w = element_of(r[2 * l], e) | (element_of(r[2 * l + 1], e) << 16);
 #else
-#define FRAGMENT(sl, o, k) (*(const __local uint*)((sl) + slot((o), (k))))
+                const uint w = to_tf32(element_of(r[l], e));
 #endif
+                *(__local uint*)(lm + (o + e) * ROW + k) = w;
+            }
+        }
+    } else {
+        UNROLL_MMA
+        for (int l = 0; l < loads; l++) {
+            const int v = tid + l * WGS;
+            const int k = (v % (KWG / VEC)) * VEC;
+            const int o = v / (KWG / VEC);
+#if ELEM_BYTES == 2
+            const uint4 w = r[l];
+#else
+            const uint4 w = (uint4)(to_tf32(r[l].x), to_tf32(r[l].y), to_tf32(r[l].z), to_tf32(r[l].w));
+#endif
+            *(__local uint4*)(lm + o * ROW + k) = w;
+        }
+    }
+}
+
+// The 32-bit register at row (of op(A)) or column (of op(B)) `o`, depth k of a slice.
+#define FRAGMENT(sl, o, k) (*(const __local uint*)((sl) + (o) * ROW + (k)))
 
 #if defined(NVIDIA_MMA)
 // d += a b for one 16 x 8 tile, by the warp's tensor cores.
@@ -283,7 +260,7 @@ inline void mma_emulated(float* d, const uint* a, const uint* b, __local uint* x
 inline void mma_body(const int M, const int N, const int K, const float alpha, const float beta,
                      const __global store_t* restrict A, const int lda, const bool a_along_m,
                      const __global store_t* restrict B, const int ldb, const bool b_along_n,
-                     __global store_t* C, const int ldc, __local store_t* lm, __local uint* exchanges) {
+                     __global store_t* C, const int ldc, __local store_t* lm) {
     const int tid = get_local_id(0) + get_local_id(1) * (32 * WM);
     const int lane = get_local_id(0) % 32;
     const int g = lane / 4;
@@ -295,13 +272,8 @@ inline void mma_body(const int M, const int N, const int K, const float alpha, c
     const int n0 = get_group_id(1) * NWG;
     const bool a_aligned = ALIGNED16(A, lda);
     const bool b_aligned = ALIGNED16(B, ldb);
-    const int slices = (K + KWG - 1) / KWG;
-#if !defined(NVIDIA_MMA)
-    __local uint* exchange = exchanges + (get_local_id(0) / 32 + get_local_id(1) * WM) * EXCHANGE_WORDS;
-#endif
-    // The next slice of an operand contiguous along M / N, on its way through registers.
-    uint4 ra[MWG * KWG / (VEC * WGS)];
-    uint4 rb[NWG * KWG / (VEC * WGS)];
+    uint4 ra[LOADS_A];
+    uint4 rb[LOADS_B];
 
     // Accumulators of the warp's TM x TN tiles: c0-c3 each (PTX's layout).
     float acc[TM][TN][4];
@@ -316,54 +288,30 @@ inline void mma_body(const int M, const int N, const int K, const float alpha, c
         }
     }
 
-    // Slices 0 .. ST - 2 of the operands contiguous along K into buffers 0 .. ST - 2, a group of
-    // copies each; slice 0 of the others into buffer 0.
-    for (int s = 0; s < ST - 1; s++) {
-        if (s < slices) {
-            if (!a_along_m) {
-                copy_slice(lm + s * SLICE, A, lda, a_aligned, M, K, m0, s * KWG, MWG, tid);
-            }
-            if (!b_along_n) {
-                copy_slice(lm + s * SLICE + MWG * KWG, B, ldb, b_aligned, N, K, n0, s * KWG, NWG, tid);
-            }
-        }
-        COPIES_COMMIT();
-    }
-    if (a_along_m && slices > 0) {
-        load_slice(ra, A, lda, a_aligned, M, K, m0, 0, MWG, tid);
-        store_slice(lm, ra, MWG, tid);
-    }
-    if (b_along_n && slices > 0) {
-        load_slice(rb, B, ldb, b_aligned, N, K, n0, 0, NWG, tid);
-        store_slice(lm + MWG * KWG, rb, NWG, tid);
-    }
+    // Slice 0 into buffer 0.
+    load_slice(ra, A, lda, a_along_m, a_aligned, M, K, m0, 0, MWG, tid);
+    store_slice(lm, ra, a_along_m, MWG, tid);
+    load_slice(rb, B, ldb, b_along_n, b_aligned, N, K, n0, 0, NWG, tid);
+    store_slice(lm + MWG * ROW, rb, b_along_n, NWG, tid);
+    barrier(CLK_LOCAL_MEM_FENCE);
     int buf = 0;
-    for (int i = 0; i < slices; i++) {
-        // Slice i has landed in buffer `buf`, and every warp is done with slice i - 1.
-        COPIES_WAIT();
-        barrier(CLK_LOCAL_MEM_FENCE);
-        // Copies of slice i + ST - 1 into the buffer of slice i - 1, and loads of slice i + 1 into
-        // registers, in flight while slice i is multiplied.
-        const int ahead = i + ST - 1;
-        __local store_t* fill = lm + ((buf + ST - 1) % ST) * SLICE;
-        if (ahead < slices) {
-            if (!a_along_m) {
-                copy_slice(fill, A, lda, a_aligned, M, K, m0, ahead * KWG, MWG, tid);
-            }
-            if (!b_along_n) {
-                copy_slice(fill + MWG * KWG, B, ldb, b_aligned, N, K, n0, ahead * KWG, NWG, tid);
-            }
-        }
-        COPIES_COMMIT();
-        const bool next = i + 1 < slices;
-        if (a_along_m && next) {
-            load_slice(ra, A, lda, a_aligned, M, K, m0, (i + 1) * KWG, MWG, tid);
-        }
-        if (b_along_n && next) {
-            load_slice(rb, B, ldb, b_aligned, N, K, n0, (i + 1) * KWG, NWG, tid);
+    for (int k0 = 0; k0 < K; k0 += KWG) {
+        // Load the next slice into registers now and store it into the other buffer after the
+        // multiply.
+        const bool more = k0 + KWG < K;
+        if (more) {
+            load_slice(ra, A, lda, a_along_m, a_aligned, M, K, m0, k0 + KWG, MWG, tid);
+            load_slice(rb, B, ldb, b_along_n, b_aligned, N, K, n0, k0 + KWG, NWG, tid);
         }
         const __local store_t* a_sl = lm + buf * SLICE;
-        const __local store_t* b_sl = a_sl + MWG * KWG;
+        const __local store_t* b_sl = a_sl + MWG * ROW;
+#if !defined(NVIDIA_MMA)
+        // The emulation's exchange, in the buffer that no one reads until the store after the
+        // multiply (its EXCHANGE_WORDS per warp fit: the variant's constraints make a buffer at least
+        // 1024 bytes per warp).
+        __local uint* exchange =
+            (__local uint*)(lm + (buf ^ 1) * SLICE) + (get_local_id(0) / 32 + get_local_id(1) * WM) * EXCHANGE_WORDS;
+#endif
         UNROLL_MMA
         for (int kk = 0; kk < KWG; kk += KS) {
             // This step's fragments: A's rows g, g + 8 and B's column g of each tile, at k's
@@ -393,16 +341,12 @@ inline void mma_body(const int M, const int N, const int K, const float alpha, c
                 }
             }
         }
-        // Slice i + 1 of the operands contiguous along M / N into its buffer (last read by slice
-        // i + 1 - ST, before this slice's barrier).
-        __local store_t* after = lm + ((buf + 1) % ST) * SLICE;
-        if (a_along_m && next) {
-            store_slice(after, ra, MWG, tid);
+        if (more) {
+            store_slice(lm + (buf ^ 1) * SLICE, ra, a_along_m, MWG, tid);
+            store_slice(lm + (buf ^ 1) * SLICE + MWG * ROW, rb, b_along_n, NWG, tid);
         }
-        if (b_along_n && next) {
-            store_slice(after + MWG * KWG, rb, NWG, tid);
-        }
-        buf = (buf + 1) % ST;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        buf ^= 1;
     }
 
     // C = alpha * acc + beta * C inside C (not read where beta = 0): c0, c1 at row g, columns 2t,
@@ -436,15 +380,9 @@ void mma_a{{ a }}_b{{ b }}(const int M, const int N, const int K, const real alp
                  const __global store_t* restrict B, const int b_off, const int ldb,
                  __global store_t* C, const int c_off, const int ldc,
                  const int a_bs, const int b_bs, const int c_bs, const int k_splits) {
-    __local store_t lm[ST * SLICE] __attribute__((aligned(16)));
-#if defined(NVIDIA_MMA)
-    __local uint* exchanges = (__local uint*)lm; // not used
-#else
-    // The emulation's exchange of fragment registers, EXCHANGE_WORDS per warp.
-    __local uint exchanges[WM * WN * EXCHANGE_WORDS];
-#endif
+    __local store_t lm[2 * SLICE] __attribute__((aligned(16)));
     const int batch = get_global_id(2);
     mma_body(M, N, K, alpha, beta, A + a_off + batch * a_bs, lda, {{ a == "m" }}, B + b_off + batch * b_bs, ldb,
-             {{ b == "n" }}, C + c_off + batch * c_bs, ldc, lm, exchanges);
+             {{ b == "n" }}, C + c_off + batch * c_bs, ldc, lm);
 }
 {% endfor %}{% endfor %}

@@ -61,7 +61,7 @@ impl Family {
             Family::Xgemm => &[("VWK", 1), ("DB", 0), ("KSPLIT", 1), ("SWZ", 0), ("SK", 0), ("RP", 0)],
             Family::Direct => &[("VWD", 1), ("UKD", 1), ("RBR", 0), ("UKK", 0), ("KSPLIT", 1)],
             Family::Panel => &[("PA", 0)],
-            Family::Mma => &[("ST", 2)],
+            Family::Mma => &[],
         }
     }
 
@@ -415,11 +415,6 @@ const MMA_PARAMS: &[ParamSpec] = &[
     },
     ParamSpec { name: "WM", meaning: "warps along M in a work-group; each computes MWG/WM rows", allowed: POW2_1_8 },
     ParamSpec { name: "WN", meaning: "warps along N in a work-group; each computes NWG/WN columns", allowed: POW2_1_8 },
-    ParamSpec {
-        name: "ST",
-        meaning: "local buffers of the K pipeline: slices contiguous along K are copied ST-1 ahead",
-        allowed: &[2, 3, 4],
-    },
 ];
 
 const MMA_CONSTRAINTS: &[Constraint] = &[
@@ -441,14 +436,14 @@ const MMA_CONSTRAINTS: &[Constraint] = &[
     },
     // In 16-bit storage, as xgemm counts f32: a tile beyond the device's local memory in tf32's 4-byte
     // elements is refused there by the host (as xgemm's in f64), and that precision's fallback runs.
-    Constraint { name: "ST*(MWG+NWG)*KWG*2 <= 49152", holds: |p| mma_local_bytes(p, 2) <= LOCAL_MEM_TARGET },
+    Constraint { name: "2*(MWG+NWG)*(KWG*2+16) <= 49152", holds: |p| mma_local_bytes(p, 2) <= LOCAL_MEM_TARGET },
 ];
 
 /// Bytes of local memory an mma variant declares for elements of `elem_bytes` bytes as stored (2 for
-/// f16 and bf16, 4 for tf32): ST buffers of a slice, MWG rows of op(A) and NWG columns of op(B),
-/// each KWG elements (`SLICE` in kernels/mma.cl).
+/// f16 and bf16, 4 for tf32): two buffers of a slice, MWG rows of op(A) and NWG columns of op(B),
+/// each KWG elements and 16 bytes of padding (`SLICE` in kernels/mma.cl).
 fn mma_local_bytes(p: ParamLookup<'_>, elem_bytes: u32) -> u32 {
-    p("ST") * (p("MWG") + p("NWG")) * p("KWG") * elem_bytes
+    2 * (p("MWG") + p("NWG")) * (p("KWG") * elem_bytes + 16)
 }
 
 /// A kernel variant: a family and a value for each of its parameters.
@@ -507,8 +502,8 @@ impl Variant {
     ///   along K), then `rbr` (RBR = 1), `ksplit{KSPLIT}`; e.g. `direct_2x32_k32_ksplitauto`.
     /// - panel: `panel_{LM*MV*VW}x{LN*NR}x{KC}`, then `pack{PA}` (PA not 0); e.g.
     ///   `panel_64x64x256_packlarge`.
-    /// - mma: `mma_{MWG}x{NWG}x{KWG}_w{WM}x{WN}` (the warps along M and N), then `s{ST}` (ST not
-    ///   2); e.g. `mma_128x128x32_w2x2`, `mma_128x128x16_w2x2_s4`.
+    /// - mma: `mma_{MWG}x{NWG}x{KWG}_w{WM}x{WN}` (the warps along M and N); e.g.
+    ///   `mma_128x128x32_w2x2`.
     ///
     /// Coded values are written by their names ([`named_values`]).
     pub fn name(&self) -> String {
@@ -556,9 +551,6 @@ impl Variant {
             Family::Mma => {
                 words.push(format!("{}x{}x{}", p("MWG"), p("NWG"), p("KWG")));
                 words.push(format!("w{}x{}", p("WM"), p("WN")));
-                if p("ST") != 2 {
-                    words.push(format!("s{}", p("ST")));
-                }
             }
         }
         let mut name = self.family.name().to_string();
@@ -1077,45 +1069,39 @@ mod tests {
 
     #[test]
     fn mma_variants_shape_warps_of_mma_tiles_in_48_kib() {
-        let mma = |mwg, nwg, kwg, wm, wn, st| {
-            Variant::new(Family::Mma, &[("MWG", mwg), ("NWG", nwg), ("KWG", kwg), ("WM", wm), ("WN", wn), ("ST", st)])
+        let mma = |mwg, nwg, kwg, wm, wn| {
+            Variant::new(Family::Mma, &[("MWG", mwg), ("NWG", nwg), ("KWG", kwg), ("WM", wm), ("WN", wn)])
         };
-        let v = mma(128, 128, 16, 2, 2, 2);
+        let v = mma(128, 128, 16, 2, 2);
         assert_eq!(v.validate(), Ok(()));
         assert_eq!(v.name(), "mma_128x128x16_w2x2");
-        assert_eq!(v.id(), "mma_kwg16_mwg128_nwg128_st2_wm2_wn2");
+        assert_eq!(v.id(), "mma_kwg16_mwg128_nwg128_wm2_wn2");
         assert_eq!(Variant::from_id(&v.id()), Some(v.clone()));
         let g = v.geometry();
         assert_eq!((g.local, g.tile, g.k_splits, g.stream_k), ([64, 2], [128, 128], 1, 0));
         assert_eq!((g.orientation, g.transposing_stores), (Orientation::ColumnMajorC, [false; 2]));
         assert_eq!(v.work_group_size(), 128);
-        // ST buffers of 256 rows (of op(A) and columns of op(B)), each KWG elements.
-        assert_eq!(v.local_mem_bytes(2), 2 * 256 * 16 * 2);
-        assert_eq!(v.local_mem_bytes(4), 2 * 256 * 16 * 4);
-        assert_eq!(mma(128, 128, 16, 2, 2, 4).name(), "mma_128x128x16_w2x2_s4");
-        assert_eq!(mma(128, 128, 16, 2, 2, 4).local_mem_bytes(2), 32 * 1024);
-        // A record from before ST existed describes the two-buffer kernel.
-        let old = Variant::new(Family::Mma, &[("MWG", 64), ("NWG", 64), ("KWG", 32), ("WM", 2), ("WN", 2)]);
-        assert_eq!(old.with_neutral_defaults(), mma(64, 64, 32, 2, 2, 2));
-        assert_eq!(mma(64, 32, 32, 2, 1, 3).validate(), Ok(()));
-        assert_eq!(mma(32, 64, 32, 1, 2, 2).geometry().local, [32, 2]);
-        assert_eq!(mma(16, 16, 32, 1, 1, 4).validate(), Ok(()));
+        // Two buffers of 256 rows (of op(A) and columns of op(B)), each KWG elements and 16 bytes.
+        assert_eq!(v.local_mem_bytes(2), 2 * 256 * (16 * 2 + 16));
+        assert_eq!(v.local_mem_bytes(4), 2 * 256 * (16 * 4 + 16));
+        assert_eq!(mma(64, 32, 32, 2, 1).validate(), Ok(()));
+        assert_eq!(mma(32, 64, 32, 1, 2).geometry().local, [32, 2]);
+        assert_eq!(mma(16, 16, 32, 1, 1).validate(), Ok(()));
         let broken = |v: Variant| v.validate().unwrap_err().field;
-        assert_eq!(broken(mma(32, 32, 16, 4, 1, 2)), "MWG % (16*WM) == 0", "warps of 8 rows");
-        assert_eq!(broken(mma(64, 16, 64, 1, 4, 2)), "NWG % (8*WN) == 0", "warps of 4 columns");
-        assert_eq!(broken(mma(256, 256, 64, 8, 4, 2)), "WM*WN <= 16");
-        assert_eq!(broken(mma(256, 256, 64, 2, 2, 2)), "(MWG/WM)*(NWG/WN) <= 4096", "256 accumulators a lane");
-        assert_eq!(broken(mma(64, 64, 16, 2, 2, 2)), "(MWG*KWG) % (512*WM*WN) == 0", "an 8 x 2 block a work-item");
-        assert_eq!(broken(mma(128, 32, 32, 4, 2, 2)), "(NWG*KWG) % (512*WM*WN) == 0");
+        assert_eq!(broken(mma(32, 32, 16, 4, 1)), "MWG % (16*WM) == 0", "warps of 8 rows");
+        assert_eq!(broken(mma(64, 16, 64, 1, 4)), "NWG % (8*WN) == 0", "warps of 4 columns");
+        assert_eq!(broken(mma(256, 256, 64, 8, 4)), "WM*WN <= 16");
+        assert_eq!(broken(mma(256, 256, 64, 2, 2)), "(MWG/WM)*(NWG/WN) <= 4096", "256 accumulators a lane");
+        assert_eq!(broken(mma(64, 64, 16, 2, 2)), "(MWG*KWG) % (512*WM*WN) == 0", "an 8 x 2 block a work-item");
+        assert_eq!(broken(mma(128, 32, 32, 4, 2)), "(NWG*KWG) % (512*WM*WN) == 0");
         // One warp staging a 64 x 64 x 32 tile holds 128 words of the next slice (in tf32), spilling.
-        assert_eq!(broken(mma(64, 64, 32, 1, 1, 2)), "(MWG+NWG)*KWG <= 2048*WM*WN");
-        // 128 x 128 x 32 in three buffers fills 48 KiB in 16-bit elements, not in tf32's 32-bit ones
-        // (96 KiB), where the host refuses it; four buffers fit in neither.
-        assert_eq!(mma(128, 128, 32, 2, 2, 3).validate(), Ok(()));
-        assert_eq!(mma(128, 128, 32, 2, 2, 3).local_mem_bytes(2), 48 * 1024);
-        assert_eq!(mma(128, 128, 32, 2, 2, 3).local_mem_bytes(4), 96 * 1024);
-        assert_eq!(broken(mma(128, 128, 32, 2, 2, 4)), "ST*(MWG+NWG)*KWG*2 <= 49152");
-        assert_eq!(broken(mma(256, 256, 32, 4, 4, 2)), "ST*(MWG+NWG)*KWG*2 <= 49152");
+        assert_eq!(broken(mma(64, 64, 32, 1, 1)), "(MWG+NWG)*KWG <= 2048*WM*WN");
+        // 128 x 128 x 32 fits 48 KiB in 16-bit elements (40 KiB), not in tf32's 32-bit ones (72 KiB),
+        // where the host refuses it; 256 x 256 x 32 fits in neither.
+        assert_eq!(mma(128, 128, 32, 2, 2).validate(), Ok(()));
+        assert_eq!(mma(128, 128, 32, 2, 2).local_mem_bytes(2), 40 * 1024);
+        assert_eq!(mma(128, 128, 32, 2, 2).local_mem_bytes(4), 72 * 1024);
+        assert_eq!(broken(mma(256, 256, 32, 4, 4)), "2*(MWG+NWG)*(KWG*2+16) <= 49152");
     }
 
     #[test]

@@ -303,7 +303,7 @@ mod tests {
 
     #[test]
     fn mma_renders_four_entry_points_with_both_paths() {
-        let v = Variant::new(Family::Mma, &[("MWG", 64), ("NWG", 32), ("KWG", 32), ("WM", 2), ("WN", 1), ("ST", 2)]);
+        let v = Variant::new(Family::Mma, &[("MWG", 64), ("NWG", 32), ("KWG", 32), ("WM", 2), ("WN", 1)]);
         assert_eq!(v.validate(), Ok(()));
         let sources = render_sources(&v).unwrap();
         assert_eq!((sources.split, sources.unpacked), (None, None), "one program: no split, no packing");

@@ -4,9 +4,7 @@
 # direct in 16-bit storage, plain f32 kernels for tf32) over the training shapes and the decode
 # shapes (every STEP-th training shape, default 3, to fit a call), row-major NN, with the release `fewfit` binary carried in .device/ (scripts/device/build.sh).
 # Resumes from .device/NAME.jsonl where carried in; writes $OUT/NAME.jsonl.gz per precision.
-# ALSO="ARGS" adds sweep arguments for f16 and bf16, e.g. "--variants-from DATASET --near-best 1.02
-# --also-with VWD=8": the direct family's leaders of an earlier sweep with 16-byte loads of B.
-# Usage: [SAMPLE=64] [BUDGET=150] [STEP=3] [ALSO=...] bash scripts/device/sweep-half.sh [PRECISION...]   (default f16 bf16 tf32)
+# Usage: [SAMPLE=64] [BUDGET=150] [STEP=3] bash scripts/device/sweep-half.sh [PRECISION...]   (default f16 bf16 tf32)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/device/nvidia.sh
@@ -20,9 +18,8 @@ for precision in "${@:-f16 bf16 tf32}"; do
     out="${OUT:-/tmp}/$name.jsonl"
     [ -f ".device/$name.jsonl" ] && cp ".device/$name.jsonl" "$out"
     echo "== $p"
-    also=(); [ "$p" != tf32 ] && read -ra also <<< "${ALSO:-}"
     .device/fewfit sweep --device gpu --precision "$p" --shapes "$shapes" --space variants/space-gpu-mma.json \
-      --sample "${SAMPLE:-64}" --budget-secs "${BUDGET:-150}" --repeats 10 --quiet --out "$out" ${also[@]+"${also[@]}"}
+      --sample "${SAMPLE:-64}" --budget-secs "${BUDGET:-150}" --repeats 10 --quiet --out "$out"
     wc -l "$out"; gzip -kf "$out"
   done
 done

@@ -535,7 +535,7 @@ mod tests {
     #[test]
     fn mma_launches_as_an_unsplit_tile() {
         // Whatever the shape: no split of K, no stream-K, no operand copied transposed first.
-        let v = Variant::new(Family::Mma, &[("MWG", 64), ("NWG", 64), ("KWG", 32), ("WM", 2), ("WN", 2), ("ST", 2)]);
+        let v = Variant::new(Family::Mma, &[("MWG", 64), ("NWG", 64), ("KWG", 32), ("WM", 2), ("WN", 2)]);
         assert_eq!(v.validate(), Ok(()));
         let g = v.geometry();
         assert_eq!((g.local, g.tile, g.k_step), ([64, 2], [64, 64], 32));

@@ -276,7 +276,7 @@ mod tests {
 
     #[test]
     fn the_tensor_core_family_fits_only_the_precisions_it_computes_in() {
-        let mma = Variant::new(Family::Mma, &[("MWG", 64), ("NWG", 64), ("KWG", 32), ("WM", 2), ("WN", 2), ("ST", 2)]);
+        let mma = Variant::new(Family::Mma, &[("MWG", 64), ("NWG", 64), ("KWG", 32), ("WM", 2), ("WN", 2)]);
         assert!(mma.validate().is_ok());
         assert!(fits(&mma, &GPU_F16));
         assert!(fits(&mma, &Limits { precision: Precision::Tf32, ..GPU }));
