@@ -10,10 +10,9 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use fewfit::capi::FewfitSgemm;
+use fewfit::capi::{FewfitSgemm, SgemmFn};
 use fewfit::{DefaultDevice, Engine, GemmSpec, Precision};
 use opencl3::memory::{Buffer, ClMem, CL_MEM_READ_WRITE};
-use opencl3::types::{cl_command_queue, cl_event, cl_mem};
 
 /// Calls timed between queue drains.
 const BATCH: usize = 64;
@@ -21,29 +20,6 @@ const BATCH: usize = 64;
 const ROW_MAJOR: c_int = 101;
 /// `CLBlastTransposeNo`.
 const NO_TRANSPOSE: c_int = 111;
-
-/// The signature of `CLBlastSgemm` (and `FewfitSgemm`).
-type Sgemm = unsafe extern "C" fn(
-    c_int,
-    c_int,
-    c_int,
-    usize,
-    usize,
-    usize,
-    f32,
-    cl_mem,
-    usize,
-    usize,
-    cl_mem,
-    usize,
-    usize,
-    f32,
-    cl_mem,
-    usize,
-    usize,
-    *mut cl_command_queue,
-    *mut cl_event,
-) -> c_int;
 
 fn bench(c: &mut Criterion) {
     let device = DefaultDevice::get().expect("an OpenCL device");
@@ -57,14 +33,14 @@ fn bench(c: &mut Criterion) {
     // SAFETY: loading CLBlast runs its initialisers only; the symbol has CLBlastSgemm's C signature.
     let clblast = unsafe { libloading::Library::new("libclblast.so.1") };
     let clblast_sgemm = match &clblast {
-        Ok(lib) => Some(*unsafe { lib.get::<Sgemm>(b"CLBlastSgemm\0") }.expect("CLBlastSgemm in libclblast.so.1")),
+        Ok(lib) => Some(*unsafe { lib.get::<SgemmFn>(b"CLBlastSgemm\0") }.expect("CLBlastSgemm in libclblast.so.1")),
         Err(e) => {
             eprintln!("CLBlast not found ({e}): timing fewfit only; install libclblast-dev (scripts/ensure-opencl.sh)");
             None
         }
     };
     let mut queue = device.queue.get();
-    let mut calls: Vec<(&str, Sgemm)> = vec![("fewfit", FewfitSgemm)];
+    let mut calls: Vec<(&str, SgemmFn)> = vec![("fewfit", FewfitSgemm)];
     calls.extend(clblast_sgemm.map(|f| ("clblast", f)));
     for (name, sgemm) in calls {
         // One call per spec: the queue's device `sgemm`s over the stream, each status checked.

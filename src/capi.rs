@@ -474,6 +474,20 @@ macro_rules! precision_entry_points {
     };
 }
 
+/// The C signature of `FewfitSgemm`, and of `CLBlastSgemm` (clblast_c.h), for callers that load
+/// either at run time; returns a [`Status`] value.
+#[rustfmt::skip]
+pub type SgemmFn = unsafe extern "C" fn(
+    c_int, c_int, c_int,                   // layout, a_transpose, b_transpose
+    usize, usize, usize, f32,              // m, n, k, alpha
+    cl_mem, usize, usize,                  // A: buffer, offset, leading dimension
+    cl_mem, usize, usize, f32,             // B, then beta
+    cl_mem, usize, usize,                  // C
+    *mut cl_command_queue, *mut cl_event,  // queue, event
+) -> c_int;
+// FewfitSgemm has that signature.
+const _: SgemmFn = FewfitSgemm;
+
 /// A `cl_half` (the bits of an IEEE binary16) as the f32 the half kernels compute with.
 fn from_cl_half(bits: u16) -> f32 {
     half::f16::from_bits(bits).to_f32()

@@ -15,41 +15,19 @@
 use std::error::Error;
 use std::time::Instant;
 
+use fewfit::capi::SgemmFn;
 use fewfit::{gemm, DefaultDevice, Engine, GemmSpec, Precision};
 use opencl3::memory::{Buffer, ClMem, CL_MEM_READ_WRITE};
-use opencl3::types::{cl_command_queue, cl_event, cl_mem, CL_BLOCKING};
+use opencl3::types::CL_BLOCKING;
 
 type Res<T> = Result<T, Box<dyn Error>>;
-
-/// `CLBlastSgemm` from clblast_c.h.
-type ClblastSgemm = unsafe extern "C" fn(
-    i32,
-    i32,
-    i32,
-    usize,
-    usize,
-    usize,
-    f32,
-    cl_mem,
-    usize,
-    usize,
-    cl_mem,
-    usize,
-    usize,
-    f32,
-    cl_mem,
-    usize,
-    usize,
-    *mut cl_command_queue,
-    *mut cl_event,
-) -> i32;
 
 /// The library that runs the GEMM.
 enum Library {
     Fewfit,
     /// fewfit with the device's tree's whole reachable set built within the first call.
     FewfitAll,
-    Clblast(libloading::Symbol<'static, ClblastSgemm>),
+    Clblast(libloading::Symbol<'static, SgemmFn>),
 }
 
 /// Runs one row-major M x N x K SGEMM (alpha 1, beta 0) on uploaded operands and returns the
@@ -118,7 +96,7 @@ fn main() -> Res<()> {
         "clblast" => {
             // SAFETY: loading CLBlast runs only its initialisers; the symbol's type matches clblast_c.h.
             let lib = Box::leak(Box::new(unsafe { libloading::Library::new("libclblast.so.1")? }));
-            Library::Clblast(unsafe { lib.get::<ClblastSgemm>(b"CLBlastSgemm\0")? })
+            Library::Clblast(unsafe { lib.get::<SgemmFn>(b"CLBlastSgemm\0")? })
         }
         _ => return Err(usage.into()),
     };
