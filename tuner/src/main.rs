@@ -497,6 +497,7 @@ fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
         Command::Evaluate { data, precision, plot, per_shape, root, by_family, families: None, .. } => {
+            let families = by_family.map(|dir| Families::load(&dir)).transpose()?;
             let matrix = load_matrix(&data, &precision)?;
             let inputs = fewfit_codegen::read_inputs(&root)?;
             let trees: std::result::Result<Vec<_>, _> =
@@ -507,8 +508,7 @@ fn run(cli: Cli) -> Result<()> {
                 print!("{}", evaluation.per_shape(&matrix));
             }
             print!("{}", evaluation.describe(&matrix));
-            if let Some(dir) = by_family {
-                let families = Families::load(&dir)?;
+            if let Some(families) = families {
                 for family in families.shapes.keys() {
                     let rows = families.held_out_rows(&matrix, family)?;
                     let judged = evaluate::evaluate(&matrix, Some(&rows), &shipped)?;
